@@ -1,0 +1,7 @@
+"""``python -m app``: the same as the ``unidesk`` command."""
+
+import sys
+
+from app.main import main
+
+sys.exit(main())

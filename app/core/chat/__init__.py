@@ -1,0 +1,1 @@
+"""Conversations store, prompt assembly within the context budget, export."""

@@ -1,0 +1,1 @@
+"""Engine protocol and manager; the backends are the only modules that import engines."""

@@ -1,0 +1,1 @@
+"""Engine backends (llama.cpp, vLLM, remote): the only modules that import inference libraries."""

@@ -1,0 +1,1 @@
+"""Knowledge base: document parsers, chunker, embedder, vector and keyword index, retrieval."""

@@ -1,0 +1,1 @@
+"""Long-running jobs that tie engines, knowledge base and chat together."""

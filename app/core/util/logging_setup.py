@@ -1,0 +1,48 @@
+"""Logging: a rotating file under the app's log folder, and the console when ``--verbose``."""
+
+from __future__ import annotations
+
+import logging
+import logging.handlers
+from pathlib import Path
+
+LOG_FILE_NAME = "unidesk.log"
+LOG_FILE_MAX_BYTES = 2 * 1024 * 1024
+LOG_FILE_BACKUPS = 5
+_FORMAT = "%(asctime)s %(levelname)-7s %(threadName)s %(name)s: %(message)s"
+_HANDLER_MARK = "_unidesk_handler"
+
+
+def configure_logging(log_dir: Path, *, verbose: bool = False) -> Path:
+    """Send all UniDesk logs to ``log_dir/unidesk.log`` (rotated); also to stderr when verbose.
+
+    Calling it again replaces the handlers it installed earlier (tests, a second ``main``).
+    Returns the log file path.
+    """
+    log_dir.mkdir(parents=True, exist_ok=True)
+    log_file = log_dir / LOG_FILE_NAME
+    root = logging.getLogger()
+    for handler in [h for h in root.handlers if getattr(h, _HANDLER_MARK, False)]:
+        root.removeHandler(handler)
+        handler.close()
+
+    file_handler = logging.handlers.RotatingFileHandler(
+        log_file, maxBytes=LOG_FILE_MAX_BYTES, backupCount=LOG_FILE_BACKUPS, encoding="utf-8"
+    )
+    file_handler.setLevel(logging.DEBUG)
+    file_handler.setFormatter(logging.Formatter(_FORMAT))
+    setattr(file_handler, _HANDLER_MARK, True)
+    root.addHandler(file_handler)
+
+    if verbose:
+        console = logging.StreamHandler()
+        console.setLevel(logging.DEBUG)
+        console.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+        setattr(console, _HANDLER_MARK, True)
+        root.addHandler(console)
+
+    root.setLevel(logging.DEBUG)
+    # Chatty third-party loggers stay at INFO in the file.
+    for noisy in ("urllib3", "filelock", "httpx", "httpcore", "asyncio"):
+        logging.getLogger(noisy).setLevel(logging.INFO)
+    return log_file

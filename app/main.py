@@ -1,0 +1,80 @@
+"""Composition root: parse the command line, build the core objects, start the GUI or a command."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Sequence
+
+from app import __version__
+from app.cli import add_commands, run_command
+from app.context import AppContext
+from app.core.config import SettingsStore
+from app.core.config.paths import AppPaths
+from app.core.util.errors import UserFacingError
+from app.core.util.logging_setup import configure_logging
+from app.core.util.privacy import disable_library_telemetry
+
+log = logging.getLogger(__name__)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="unidesk",
+        description="UniDesk: a private AI assistant. With no command, opens the window.",
+    )
+    parser.add_argument("--version", action="version", version=f"UniDesk {__version__}")
+    parser.add_argument(
+        "--home",
+        metavar="DIR",
+        help="keep all settings, data, caches and logs under DIR (default: $UNIDESK_HOME or the system's folders)",
+    )
+    parser.add_argument("--verbose", "-v", action="store_true", help="also print the log on the console")
+    add_commands(parser)
+    return parser
+
+
+def build_context(home: str | None, *, verbose: bool) -> AppContext:
+    """Resolve folders, start logging, load settings (bad settings become defaults, reported)."""
+    paths = AppPaths.resolve(home).ensure()
+    log_file = configure_logging(paths.log_dir, verbose=verbose)
+    store = SettingsStore(paths)
+    load = store.load()
+    for problem in load.problems:
+        log.warning("settings: %s", problem.message)
+        print(f"unidesk: settings: {problem.message}", file=sys.stderr)
+    if load.backup_path is not None:
+        print(f"unidesk: settings: the original file was kept as {load.backup_path}", file=sys.stderr)
+    return AppContext(paths=paths, settings_store=store, settings_load=load, log_file=log_file)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    disable_library_telemetry()
+    args = build_parser().parse_args(argv)
+    try:
+        context = build_context(args.home, verbose=args.verbose)
+    except OSError as error:
+        print(f"unidesk: error: cannot prepare the app's folders: {error}", file=sys.stderr)
+        return 1
+    log.info("UniDesk %s starting (command: %s)", __version__, args.command or "gui")
+    if args.command is None:
+        from app.ui.application import run_gui  # Qt is imported only when the window opens
+
+        return run_gui(context)
+    try:
+        return run_command(args, context)
+    except UserFacingError as error:
+        log.warning("command %s failed: %s", args.command, error)
+        print(f"unidesk: error: {error}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("unidesk: interrupted", file=sys.stderr)
+        return 130
+    except Exception as error:  # one line for the user; the traceback goes to the log file
+        log.exception("command %s crashed", args.command)
+        print(
+            f"unidesk: error: unexpected {type(error).__name__}: {error} (details in {context.log_file})",
+            file=sys.stderr,
+        )
+        return 1

@@ -1,0 +1,1 @@
+"""PySide6 user interface. Depends on app.core, never the reverse."""

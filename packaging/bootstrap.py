@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""Set up UniDesk's own virtual environment, then open the app or run the test suite.
+
+    python3 packaging/bootstrap.py run    [app arguments...]    set up, then open UniDesk
+    python3 packaging/bootstrap.py test   [pytest arguments...] set up (with dev tools), run all tests
+
+Idempotent: the environment lives in ``.venv`` next to ``pyproject.toml`` and is only
+reinstalled when ``pyproject.toml`` or this script changes. Uses only the standard library.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import platform
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+VENV_DIR = Path(os.environ.get("UNIDESK_VENV", REPO_ROOT / ".venv"))
+# torch is installed first and pinned: this release has a CPU-only wheel for the machines we build
+# on, and installing it first stops other packages from pulling a multi-GB CUDA build of torch.
+TORCH_REQUIREMENT = os.environ.get("UNIDESK_TORCH", "torch==2.13.0")
+MIN_PYTHON = (3, 11)
+
+
+def venv_python() -> Path:
+    if platform.system() == "Windows":
+        return VENV_DIR / "Scripts" / "python.exe"
+    return VENV_DIR / "bin" / "python"
+
+
+def say(message: str) -> None:
+    print(f"[bootstrap] {message}", flush=True)
+
+
+def run(command: list[str], **kwargs: object) -> None:
+    say(" ".join(str(part) for part in command))
+    subprocess.run(command, check=True, **kwargs)  # type: ignore[call-overload]
+
+
+def install_fingerprint(extras: str) -> str:
+    digest = hashlib.sha256()
+    for path in (REPO_ROOT / "pyproject.toml", Path(__file__).resolve()):
+        digest.update(path.read_bytes())
+    digest.update(extras.encode())
+    digest.update(TORCH_REQUIREMENT.encode())
+    return digest.hexdigest()
+
+
+def ensure_environment(extras: str) -> Path:
+    """Create ``.venv`` and install UniDesk with ``extras`` unless it is already up to date."""
+    if sys.version_info < MIN_PYTHON:
+        sys.exit(f"UniDesk needs Python {MIN_PYTHON[0]}.{MIN_PYTHON[1]} or newer; this is {platform.python_version()}.")
+    python = venv_python()
+    if not python.exists():
+        say(f"creating virtual environment in {VENV_DIR}")
+        venv.EnvBuilder(with_pip=True, clear=VENV_DIR.exists()).create(VENV_DIR)
+    stamp = VENV_DIR / f".unidesk-installed-{extras or 'base'}"
+    fingerprint = install_fingerprint(extras)
+    if stamp.exists() and stamp.read_text().strip() == fingerprint:
+        say(f"environment is up to date ({VENV_DIR})")
+        return python
+    pip = [str(python), "-m", "pip", "install", "--disable-pip-version-check"]
+    run([*pip, "--upgrade", "pip"])
+    run([*pip, TORCH_REQUIREMENT])
+    target = f".[{extras}]" if extras else "."
+    run([*pip, "--editable", target], cwd=REPO_ROOT)
+    stamp.write_text(fingerprint)
+    return python
+
+
+def main(argv: list[str]) -> int:
+    if not argv or argv[0] not in {"run", "test", "setup"}:
+        print(__doc__)
+        return 2
+    action, rest = argv[0], argv[1:]
+    if action == "run":
+        python = ensure_environment("")
+        return subprocess.call([str(python), "-m", "app", *rest], cwd=REPO_ROOT)
+    python = ensure_environment("dev")
+    if action == "setup":
+        return 0
+    environment = dict(os.environ, QT_QPA_PLATFORM=os.environ.get("QT_QPA_PLATFORM", "offscreen"))
+    return subprocess.call([str(python), "-m", "pytest", *rest], cwd=REPO_ROOT, env=environment)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,43 @@
+"""Logging goes to a rotating file under the log folder; --verbose adds the console."""
+
+from __future__ import annotations
+
+import logging
+import logging.handlers
+from pathlib import Path
+
+import pytest
+
+from app.core.util.logging_setup import LOG_FILE_NAME, configure_logging
+
+
+def _our_handlers() -> list[logging.Handler]:
+    return [h for h in logging.getLogger().handlers if getattr(h, "_unidesk_handler", False)]
+
+
+@pytest.fixture(autouse=True)
+def _remove_handlers_after() -> object:
+    yield
+    for handler in _our_handlers():
+        logging.getLogger().removeHandler(handler)
+        handler.close()
+
+
+def test_logs_go_to_a_rotating_file(tmp_path: Path) -> None:
+    log_file = configure_logging(tmp_path / "logs")
+    assert log_file == tmp_path / "logs" / LOG_FILE_NAME
+    logging.getLogger("app.test").info("hello from the test")
+    for handler in _our_handlers():
+        handler.flush()
+    assert "hello from the test" in log_file.read_text(encoding="utf-8")
+    file_handlers = [h for h in _our_handlers() if isinstance(h, logging.handlers.RotatingFileHandler)]
+    assert len(file_handlers) == 1 and file_handlers[0].maxBytes > 0 and file_handlers[0].backupCount > 0
+
+
+def test_verbose_adds_a_console_handler_and_reconfiguring_does_not_duplicate(tmp_path: Path) -> None:
+    configure_logging(tmp_path, verbose=False)
+    assert len(_our_handlers()) == 1
+    configure_logging(tmp_path, verbose=True)
+    handlers = _our_handlers()
+    assert len(handlers) == 2
+    assert any(type(h) is logging.StreamHandler for h in handlers)
