@@ -1,0 +1,95 @@
+"""Shared pytest setup: offline, isolated environment per test and cached tiny-model fixtures."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.fixtures.models import (
+    CACHE_DIR_ENV,
+    GgufFactory,
+    cached_hf_llama,
+    gguf_factory,
+    write_empty_file,
+    write_not_a_model_file,
+    write_truncated_copy,
+)
+
+os.environ["QT_QPA_PLATFORM"] = "offscreen"
+# Set before any test imports huggingface_hub/transformers, which read these once at import time.
+OFFLINE_ENVIRONMENT = {
+    "HF_HUB_OFFLINE": "1",
+    "TRANSFORMERS_OFFLINE": "1",
+    "HF_HUB_DISABLE_TELEMETRY": "1",
+    "ANONYMIZED_TELEMETRY": "False",
+}
+os.environ.update(OFFLINE_ENVIRONMENT)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Register the suite's markers (the run uses --strict-markers)."""
+    config.addinivalue_line("markers", "slow: takes more than ~10 s")
+    config.addinivalue_line("markers", "integration: exercises several real components together")
+    config.addinivalue_line("markers", "gui: needs PySide6 (runs offscreen)")
+
+
+@pytest.fixture(autouse=True)
+def isolated_environment(
+    monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Path]:
+    """Give every test a fresh UNIDESK_HOME and an offline, telemetry-free environment; yields the home."""
+    home = tmp_path_factory.mktemp("unidesk-home")
+    monkeypatch.setenv("UNIDESK_HOME", str(home))
+    for name, value in OFFLINE_ENVIRONMENT.items():
+        monkeypatch.setenv(name, value)
+    yield home
+
+
+@pytest.fixture(scope="session")
+def model_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where generated models live: $UNIDESK_TEST_MODEL_CACHE if set (kept across runs), else a temp dir."""
+    configured = os.environ.get(CACHE_DIR_ENV)
+    if configured:
+        folder = Path(configured).expanduser()
+        folder.mkdir(parents=True, exist_ok=True)
+        return folder
+    return tmp_path_factory.mktemp("models")
+
+
+@pytest.fixture(scope="session")
+def tiny_gguf_factory(model_cache_dir: Path) -> GgufFactory:
+    """(shape name or ModelShape = "llama-tiny", dtype = "f32", seed = 0) -> path of a cached random GGUF."""
+    return gguf_factory(model_cache_dir)
+
+
+@pytest.fixture(scope="session")
+def tiny_gguf(tiny_gguf_factory: GgufFactory) -> Path:
+    """llama-tiny, f32: ~1 MB, loads in llama.cpp in milliseconds."""
+    return tiny_gguf_factory("llama-tiny", "f32")
+
+
+@pytest.fixture(scope="session")
+def tiny_hf_llama(model_cache_dir: Path) -> Path:
+    """Folder of a random-weight HF Llama (bfloat16, head_dim 64), MiniLM tokenizer and a chat template."""
+    return cached_hf_llama(model_cache_dir)
+
+
+@pytest.fixture(scope="session")
+def not_a_model_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A text file named model.gguf."""
+    return write_not_a_model_file(tmp_path_factory.mktemp("not-a-model") / "model.gguf")
+
+
+@pytest.fixture(scope="session")
+def truncated_gguf(tmp_path_factory: pytest.TempPathFactory, tiny_gguf: Path) -> Path:
+    """The first half of a valid tiny GGUF."""
+    return write_truncated_copy(tiny_gguf, tmp_path_factory.mktemp("truncated") / "truncated.gguf")
+
+
+@pytest.fixture(scope="session")
+def empty_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A 0-byte file named empty.gguf."""
+    return write_empty_file(tmp_path_factory.mktemp("empty") / "empty.gguf")
