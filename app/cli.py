@@ -5,12 +5,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import tomllib
 from pathlib import Path
 from typing import Any
 
 from app.context import AppContext
-from app.core.config import SETTINGS, Settings
+from app.core.config import SETTINGS, Settings, format_value, parse_value_text, spec_for
 from app.core.util.errors import UserFacingError
 
 GIB = 1024**3
@@ -110,33 +109,19 @@ def _settings(args: argparse.Namespace, context: AppContext) -> int:
         print(context.settings_store.path)
         return 0
     if action == "set":
-        updated = context.settings.with_changes({args.key: _parse_setting_value(args.value)})
+        spec = spec_for(args.key)
+        updated = context.settings.with_changes({spec.key: parse_value_text(spec, args.value)})
         context.settings_store.save(updated)
-        print(f"{args.key} = {_display_value(args.key, updated[args.key])}")
+        print(f"{spec.key} = {format_value(spec, updated[spec.key])}")
         return 0
     _show_settings(context.settings, as_json=getattr(args, "json", False))
     return 0
 
 
-def _parse_setting_value(text: str) -> Any:
-    """Read a value the way the settings file would (4, 0.5, true, "x"); bare words are strings."""
-    try:
-        return tomllib.loads(f"value = {text}")["value"]
-    except tomllib.TOMLDecodeError:
-        return text
-
-
-def _display_value(key: str, value: Any) -> str:
-    from app.core.config import spec_for
-
-    if spec_for(key).secret and value:
-        return "********"
-    return json.dumps(value, ensure_ascii=False)
-
-
 def _show_settings(settings: Settings, *, as_json: bool) -> None:
     if as_json:
-        _print_json({spec.key: settings[spec.key] if not spec.secret else "********" for spec in SETTINGS})
+        _print_json({spec.key: settings.display_value(spec.key) if spec.secret else settings[spec.key]
+                     for spec in SETTINGS})
         return
     for spec in SETTINGS:
-        print(f"{spec.key} = {_display_value(spec.key, settings[spec.key])}    # {spec.title}")
+        print(f"{spec.key} = {format_value(spec, settings[spec.key])}    # {spec.title}")

@@ -1,0 +1,309 @@
+"""The one declaration of every UniDesk setting (SETTINGS), its sections, and cross-field rules."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping
+from types import MappingProxyType
+
+from app.core.config.schema import (
+    Choice,
+    CrossFieldRule,
+    SettingSection,
+    SettingSpec,
+    SettingValue,
+    TextFormat,
+    UnknownSettingError,
+    ValueKind,
+)
+
+SECTIONS: tuple[SettingSection, ...] = (
+    SettingSection("model", "Model", "Which language model UniDesk runs."),
+    SettingSection("engine", "Engine", "How the model is run: backend, memory, speed."),
+    SettingSection("kb", "Knowledge base", "How documents are split, embedded and searched."),
+    SettingSection("sampling", "Answers", "Default sampling for new answers."),
+    SettingSection("ui", "Appearance", "Language and look of the window."),
+    SettingSection("api", "Local API", "An OpenAI-compatible server on 127.0.0.1 for other tools."),
+)
+
+_AUTO = Choice("auto", "Automatic")
+
+
+BOOL, INT, FLOAT, TEXT = ValueKind.BOOL, ValueKind.INT, ValueKind.FLOAT, ValueKind.STR
+
+SETTINGS: tuple[SettingSpec, ...] = (
+    # --- model ---
+    SettingSpec(
+        "model.path", TEXT, "", "Model",
+        "The .gguf file or Hugging Face model folder to load. Empty: no model chosen yet.",
+        text_format=TextFormat.PATH,
+        applies_on_reload=True,
+    ),
+    # --- engine: backend ---
+    SettingSpec(
+        "engine.backend", TEXT, "auto", "Backend",
+        "Who runs the model. Automatic picks vLLM on unified-memory Linux machines (DGX "
+        "Spark, Grace-Hopper, Jetson) and llama.cpp everywhere else; Remote sends requests to "
+        "an OpenAI-compatible server.",
+        choices=(_AUTO, Choice("vllm", "vLLM"), Choice("llamacpp", "llama.cpp"),
+                 Choice("remote", "Remote server")),
+        group="Backend",
+        applies_on_reload=True,
+    ),
+    SettingSpec(
+        "engine.remote_url", TEXT, "", "Remote server address",
+        "Base URL of an OpenAI-compatible server, e.g. http://192.168.1.20:8000/v1. Used only "
+        "when the backend is Remote.",
+        text_format=TextFormat.URL,
+        group="Backend",
+        applies_on_reload=True,
+    ),
+    SettingSpec(
+        "engine.remote_api_key", TEXT, "", "Remote API key",
+        "Key sent to the remote server, if it needs one. Stored in the settings file "
+        "(readable only by you) and masked wherever it is shown.",
+        secret=True,
+        group="Backend",
+        applies_on_reload=True,
+    ),
+    # --- engine: memory ---
+    SettingSpec(
+        "engine.context_length", INT, 0, "Context length",
+        "Longest conversation (prompt plus answer) one chat can hold. 0: the planner picks "
+        "the longest that fits in memory alongside the other settings.",
+        minimum=512,
+        maximum=1_048_576,
+        special_values=(Choice(0, "Automatic"),),
+        unit="tokens",
+        group="Memory",
+        applies_on_reload=True,
+    ),
+    SettingSpec(
+        "engine.parallel_chats", INT, 1, "Parallel chats",
+        "How many answers can be generated at the same time. Each one needs its own KV cache, "
+        "so more parallel chats leave room for a shorter context.",
+        minimum=1,
+        maximum=64,
+        group="Memory",
+        applies_on_reload=True,
+    ),
+    SettingSpec(
+        "engine.memory_utilization", FLOAT, 0.0, "Memory utilisation",
+        "Fraction of the machine's memory (GPU memory, or the whole pool on unified-memory "
+        "machines) the engine may use. 0: the planner budgets from what is actually free.",
+        minimum=0.05,
+        maximum=0.95,
+        special_values=(Choice(0.0, "Automatic"),),
+        group="Memory",
+        advanced=True,
+        applies_on_reload=True,
+    ),
+    SettingSpec(
+        "engine.os_reserve_gib", FLOAT, 4.0, "Reserve for the system",
+        "Memory always left free for the operating system and your other programs.",
+        minimum=0.5,
+        maximum=64.0,
+        unit="GiB",
+        group="Memory",
+        applies_on_reload=True,
+    ),
+    SettingSpec(
+        "engine.kv_cache_dtype", TEXT, "auto", "KV-cache type",
+        "Precision of the attention cache. q8_0/fp8 halve its memory and q4_0 quarters it, at "
+        "a small cost in quality. Automatic: f16 (or what the model and backend prefer).",
+        choices=(_AUTO, Choice("f16", "f16"), Choice("bf16", "bf16"), Choice("q8_0", "q8_0"),
+                 Choice("q4_0", "q4_0"), Choice("fp8", "fp8")),
+        group="Memory",
+        advanced=True,
+        applies_on_reload=True,
+    ),
+    SettingSpec(
+        "engine.block_size", INT, 0, "KV block size",
+        "Tokens per KV-cache block (vLLM paged attention). 0: the backend's default.",
+        choices=tuple(Choice(size, str(size)) for size in (16, 32, 64, 128, 256)),
+        special_values=(Choice(0, "Automatic"),),
+        unit="tokens",
+        group="Memory",
+        advanced=True,
+        applies_on_reload=True,
+    ),
+    # --- engine: speed ---
+    SettingSpec(
+        "engine.prefix_caching", BOOL, True, "Prefix caching",
+        "Reuse the cache of a prompt's start that was seen before (system prompt, documents), "
+        "so follow-up questions start answering sooner.",
+        group="Speed",
+        advanced=True,
+        applies_on_reload=True,
+    ),
+    SettingSpec(
+        "engine.warmup", BOOL, True, "Warm up after loading",
+        "Run one short request right after loading so the first real answer does not pay for "
+        "kernel compilation and graph capture.",
+        group="Speed",
+        advanced=True,
+    ),
+    SettingSpec(
+        "engine.gpu_layers", INT, -1, "GPU layers",
+        "llama.cpp only: how many layers to put on the GPU. -1: all that fit (automatic); 0: "
+        "run on the CPU only; N: the first N layers, the rest on the CPU.",
+        minimum=0,
+        maximum=1024,
+        special_values=(Choice(-1, "Automatic"),),
+        group="Speed",
+        advanced=True,
+        applies_on_reload=True,
+    ),
+    SettingSpec(
+        "engine.threads", INT, 0, "CPU threads",
+        "Threads for work done on the CPU. 0: one per physical core.",
+        minimum=1,
+        maximum=512,
+        special_values=(Choice(0, "Automatic"),),
+        group="Speed",
+        advanced=True,
+        applies_on_reload=True,
+    ),
+    SettingSpec(
+        "engine.flash_attention", TEXT, "auto", "Flash attention",
+        "Use the fused attention kernel. Automatic: on where the backend supports it.",
+        choices=(_AUTO, Choice("on", "On"), Choice("off", "Off")),
+        group="Speed",
+        advanced=True,
+        applies_on_reload=True,
+    ),
+    # --- knowledge base ---
+    SettingSpec(
+        "kb.embedding_model", TEXT, "all-MiniLM-L6-v2", "Embedding model",
+        "Sentence-embedding model used to index documents: a name or a local folder. Changing "
+        "it means the knowledge base is indexed again.",
+        allow_empty=False,
+    ),
+    SettingSpec(
+        "kb.chunk_tokens", INT, 512, "Chunk size",
+        "Length of the pieces documents are cut into before indexing.",
+        minimum=64,
+        maximum=4096,
+        unit="tokens",
+        group="Indexing",
+    ),
+    SettingSpec(
+        "kb.chunk_overlap_tokens", INT, 64, "Chunk overlap",
+        "How much each piece repeats of the one before it, so a sentence cut in two is still "
+        "found. Must be smaller than the chunk size.",
+        minimum=0,
+        maximum=1024,
+        unit="tokens",
+        group="Indexing",
+        advanced=True,
+    ),
+    SettingSpec(
+        "kb.top_k", INT, 5, "Passages per question",
+        "How many passages from your documents are given to the model with each question.",
+        minimum=1,
+        maximum=50,
+        group="Search",
+    ),
+    SettingSpec(
+        "kb.reranker", BOOL, False, "Rerank passages",
+        "Re-order the found passages with a second model before answering: better passages, "
+        "slower answers.",
+        group="Search",
+        advanced=True,
+    ),
+    # --- sampling ---
+    SettingSpec(
+        "sampling.temperature", FLOAT, 0.7, "Temperature",
+        "Randomness of answers: 0 always picks the likeliest word, higher is more varied.",
+        minimum=0.0,
+        maximum=2.0,
+    ),
+    SettingSpec(
+        "sampling.top_p", FLOAT, 0.95, "Top-p",
+        "Pick only among the likeliest words whose probabilities add up to this.",
+        minimum=0.01,
+        maximum=1.0,
+        advanced=True,
+    ),
+    SettingSpec(
+        "sampling.max_answer_tokens", INT, 4096, "Longest answer",
+        "An answer stops after this many tokens. 0: no limit other than the context length.",
+        minimum=16,
+        maximum=1_048_576,
+        special_values=(Choice(0, "No limit"),),
+        unit="tokens",
+    ),
+    # --- ui ---
+    SettingSpec(
+        "ui.language", TEXT, "system", "Language",
+        "Language of the window. System: follow the operating system.",
+        choices=(Choice("system", "System"), Choice("en", "English"),
+                 Choice("zh_CN", "简体中文")),
+    ),
+    SettingSpec(
+        "ui.theme", TEXT, "system", "Theme",
+        "Light or dark window. System: follow the operating system.",
+        choices=(Choice("system", "System"), Choice("light", "Light"), Choice("dark", "Dark")),
+    ),
+    # --- local api ---
+    SettingSpec(
+        "api.enabled", BOOL, False, "Local API server",
+        "Serve an OpenAI-compatible API on 127.0.0.1 (this computer only) while UniDesk runs.",
+    ),
+    SettingSpec(
+        "api.port", INT, 8765, "API port",
+        "Port of the local API server.",
+        minimum=1024,
+        maximum=65535,
+        advanced=True,
+    ),
+)
+
+
+def _overlap_below_chunk(values: Mapping[str, SettingValue]) -> str | None:
+    overlap = values["kb.chunk_overlap_tokens"]
+    chunk = values["kb.chunk_tokens"]
+    if isinstance(overlap, int) and isinstance(chunk, int) and overlap >= chunk:
+        return (f"kb.chunk_overlap_tokens = {overlap} is not smaller than "
+                f"kb.chunk_tokens = {chunk}")
+    return None
+
+
+RULES: tuple[CrossFieldRule, ...] = (
+    CrossFieldRule(
+        keys=("kb.chunk_tokens", "kb.chunk_overlap_tokens"),
+        reset_key="kb.chunk_overlap_tokens",
+        check=_overlap_below_chunk,
+    ),
+)
+
+_SPECS_BY_KEY: Mapping[str, SettingSpec] = MappingProxyType({spec.key: spec for spec in SETTINGS})
+
+
+def spec_for(key: str) -> SettingSpec:
+    """The declaration of ``key``; raises :class:`UnknownSettingError` (a ``KeyError``) if none."""
+    spec = _SPECS_BY_KEY.get(key)
+    if spec is None:
+        raise unknown_setting_error(key)
+    return spec
+
+
+def section_for(name: str) -> SettingSection | None:
+    """The section called ``name``, or ``None``."""
+    return next((section for section in SECTIONS if section.name == name), None)
+
+
+def unknown_setting_error(key: str) -> UnknownSettingError:
+    """The error for a key nobody declared, suggesting close matches."""
+    return UnknownSettingError(key, f"{key} is not a known setting", _did_you_mean(key))
+
+
+def _did_you_mean(key: str) -> str | None:
+    candidates = list(_SPECS_BY_KEY)
+    by_name = {spec.name: spec.key for spec in SETTINGS}
+    section, _, name = key.rpartition(".")
+    # A known name in the wrong (or no) section; not for unknown sections ("telemetry.enabled").
+    if name in by_name and (not section or section_for(section) is not None):
+        return f"Did you mean {by_name[name]}?"
+    close = difflib.get_close_matches(key, candidates, n=1, cutoff=0.6)
+    return f"Did you mean {close[0]}?" if close else None
