@@ -1,0 +1,70 @@
+"""``unidesk probe`` and ``unidesk plan``: what this machine is and what a model needs on it."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from app.cli.common import CommandHandler, Subparsers, print_json
+from app.context import AppContext
+from app.core.util.errors import UserFacingError
+
+GIB = 1024**3
+
+
+def register(subparsers: Subparsers) -> dict[str, CommandHandler]:
+    probe = subparsers.add_parser("probe", help="hardware facts, unified-memory verdict, bandwidth, backend")
+    probe.add_argument("--json", action="store_true", help="print one JSON document")
+    probe.add_argument("--no-measure", action="store_true", help="skip the short memory-bandwidth measurement")
+
+    plan = subparsers.add_parser("plan", help="memory plan for a model on this machine")
+    plan.add_argument("model", help="a .gguf file, a Hugging Face model folder or a config.json")
+    plan.add_argument("--ctx", type=int, metavar="N", help="context length per chat in tokens (default: settings)")
+    plan.add_argument("--seqs", type=int, metavar="N", help="parallel chats (default: settings)")
+    plan.add_argument("--kv-dtype", metavar="T", help="KV-cache type: auto, f16, bf16, f32, q8_0, q4_0, fp8")
+    plan.add_argument("--backend", choices=["auto", "vllm", "llamacpp"], help="engine to plan for")
+    plan.add_argument("--json", action="store_true", help="print one JSON document")
+    return {"probe": run_probe, "plan": run_plan}
+
+
+def run_probe(args: argparse.Namespace, context: AppContext) -> int:
+    from app.core.hardware import format_report, probe_hardware
+
+    report = probe_hardware(measure_bandwidth=not args.no_measure)
+    if args.json:
+        print_json(report.to_dict())
+    else:
+        print(format_report(report))
+    return 0
+
+
+def run_plan(args: argparse.Namespace, context: AppContext) -> int:
+    from app.core.hardware import probe_hardware
+    from app.core.planner import PlanRequest, embedder_memory_bytes, format_plan, plan_memory, read_model_metadata
+
+    settings = context.settings
+    if args.ctx is not None and args.ctx <= 0:
+        raise UserFacingError(f"--ctx must be a positive number of tokens, not {args.ctx}.")
+    if args.seqs is not None and args.seqs <= 0:
+        raise UserFacingError(f"--seqs must be at least 1, not {args.seqs}.")
+    model = read_model_metadata(Path(args.model))
+    hardware = probe_hardware()
+    backend = args.backend or settings.str_value("engine.backend")
+    if backend not in ("vllm", "llamacpp"):
+        # auto (or remote): GGUF files always run on llama.cpp; folders go where the probe recommends.
+        backend = "llamacpp" if model.format == "gguf" else hardware.recommended_backend.backend
+    request = PlanRequest(
+        backend=backend,
+        context_length=args.ctx if args.ctx is not None else settings.int_value("engine.context_length") or None,
+        parallel_sequences=args.seqs if args.seqs is not None else settings.int_value("engine.parallel_chats"),
+        kv_cache_dtype=args.kv_dtype or settings.str_value("engine.kv_cache_dtype"),
+        reserve_bytes=int(settings.float_value("engine.os_reserve_gib") * GIB),
+        embedder_bytes=embedder_memory_bytes(settings.str_value("kb.embedding_model")),
+        block_size=settings.int_value("engine.block_size") or None,
+    )
+    plan = plan_memory(model, hardware, request)
+    if args.json:
+        print_json(plan.to_dict())
+    else:
+        print(format_plan(plan))
+    return 0
