@@ -9,8 +9,6 @@ from app.cli.common import CommandHandler, Subparsers, print_json
 from app.context import AppContext
 from app.core.util.errors import UserFacingError
 
-GIB = 1024**3
-
 
 def register(subparsers: Subparsers) -> dict[str, CommandHandler]:
     probe = subparsers.add_parser("probe", help="hardware facts, unified-memory verdict, bandwidth, backend")
@@ -40,7 +38,8 @@ def run_probe(args: argparse.Namespace, context: AppContext) -> int:
 
 def run_plan(args: argparse.Namespace, context: AppContext) -> int:
     from app.core.hardware import probe_hardware
-    from app.core.planner import PlanRequest, embedder_memory_bytes, format_plan, plan_memory, read_model_metadata
+    from app.core.planner import format_plan, plan_memory, read_model_metadata
+    from app.core.planner.from_settings import plan_request_from_settings
 
     settings = context.settings
     if args.ctx is not None and args.ctx <= 0:
@@ -52,15 +51,9 @@ def run_plan(args: argparse.Namespace, context: AppContext) -> int:
     backend = args.backend or settings.str_value("engine.backend")
     if backend not in ("vllm", "llamacpp"):
         # auto (or remote): GGUF files always run on llama.cpp; folders go where the probe recommends.
-        backend = "llamacpp" if model.format == "gguf" else hardware.recommended_backend.backend
-    request = PlanRequest(
-        backend=backend,
-        context_length=args.ctx if args.ctx is not None else settings.int_value("engine.context_length") or None,
-        parallel_sequences=args.seqs if args.seqs is not None else settings.int_value("engine.parallel_chats"),
-        kv_cache_dtype=args.kv_dtype or settings.str_value("engine.kv_cache_dtype"),
-        reserve_bytes=int(settings.float_value("engine.os_reserve_gib") * GIB),
-        embedder_bytes=embedder_memory_bytes(settings.str_value("kb.embedding_model")),
-        block_size=settings.int_value("engine.block_size") or None,
+        backend = "llamacpp" if model.source == "gguf" else hardware.recommended_backend.backend
+    request = plan_request_from_settings(
+        settings, backend, context_length=args.ctx, parallel_sequences=args.seqs, kv_cache_dtype=args.kv_dtype
     )
     plan = plan_memory(model, hardware, request)
     if args.json:

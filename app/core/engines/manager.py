@@ -1,0 +1,249 @@
+"""EngineManager: picks the backend, plans memory, loads/switches/unloads models, routes requests."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from enum import Enum
+from pathlib import Path
+
+from app.core.config import Settings
+from app.core.engines.base import (
+    BackendName,
+    Engine,
+    EngineConfig,
+    FlashAttention,
+    LoadedModel,
+    ModelLoadError,
+    NoModelLoadedError,
+    ProgressCallback,
+)
+from app.core.engines.metrics import EngineMetrics
+from app.core.engines.requests import ChatRequest
+from app.core.engines.selection import BackendSelection, select_backend
+from app.core.engines.stream import RequestStream
+from app.core.hardware.report import HardwareReport
+from app.core.planner import MemoryPlan, PlanRequest, plan_memory, read_model_metadata
+from app.core.planner.from_settings import plan_request_from_settings
+
+log = logging.getLogger(__name__)
+
+EngineFactory = Callable[[BackendName], Engine]
+MIN_RETRY_CONTEXT = 512
+
+
+class ManagerState(Enum):
+    EMPTY = "empty"
+    LOADING = "loading"
+    READY = "ready"
+    FAILED = "failed"
+
+
+@dataclass(frozen=True)
+class ManagerStatus:
+    """A snapshot for the UI: what is loaded, how it was planned, what went wrong."""
+
+    state: ManagerState
+    loaded: LoadedModel | None = None
+    selection: BackendSelection | None = None
+    plan: MemoryPlan | None = None
+    error: str | None = None
+
+
+def default_engine_factory(backend: BackendName) -> Engine:
+    """Create a backend; each backend module is imported only when it is first used."""
+    if backend == "llamacpp":
+        from app.core.engines.backends.llamacpp import LlamaCppEngine
+
+        return LlamaCppEngine()
+    raise ModelLoadError(f"The {backend} engine is not available in this version of UniDesk.", cause="unsupported")
+
+
+def smaller_request(request: PlanRequest) -> PlanRequest | None:
+    """The next smaller setting after an out-of-memory failure: half the context, else fewer chats."""
+    context = request.context_length
+    if context is not None and context // 2 >= MIN_RETRY_CONTEXT:
+        return replace(request, context_length=context // 2)
+    if request.parallel_sequences > 1:
+        return replace(request, parallel_sequences=max(1, request.parallel_sequences // 2))
+    return None
+
+
+class EngineManager:
+    """Owns the loaded engine. Thread-safe: the GUI calls it from a worker, the API from its own thread.
+
+    Loading holds a lock; submitting does not wait for a load in progress (it fails with
+    NoModelLoadedError until the new model is ready).
+    """
+
+    def __init__(
+        self,
+        hardware: Callable[[], HardwareReport],
+        settings: Callable[[], Settings],
+        engine_factory: EngineFactory = default_engine_factory,
+    ) -> None:
+        self._hardware = hardware
+        self._settings = settings
+        self._engine_factory = engine_factory
+        self._load_lock = threading.Lock()
+        self._engine: Engine | None = None
+        self._status = ManagerStatus(ManagerState.EMPTY)
+
+    # ---- lifecycle ---------------------------------------------------------------------
+    def load(
+        self,
+        model_path: Path,
+        progress: ProgressCallback | None = None,
+        *,
+        context_length: int | None = None,
+        parallel_sequences: int | None = None,
+    ) -> LoadedModel:
+        """Load ``model_path`` (unloading the current model first), warm it up, and return what loaded.
+
+        Raises ModelLoadError (or another UserFacingError) with the reason; the manager is then
+        empty and the app keeps running.
+        """
+        with self._load_lock:
+            self._unload_locked()
+            self._status = ManagerStatus(ManagerState.LOADING)
+            try:
+                loaded = self._load_locked(model_path, progress, context_length, parallel_sequences)
+            except Exception as error:
+                self._status = ManagerStatus(ManagerState.FAILED, error=str(error))
+                raise
+            return loaded
+
+    def _load_locked(
+        self,
+        model_path: Path,
+        progress: ProgressCallback | None,
+        context_length: int | None,
+        parallel_sequences: int | None,
+    ) -> LoadedModel:
+        settings = self._settings()
+        hardware = self._hardware()
+        selection = select_backend(model_path, settings.str_value("engine.backend"), hardware)
+        if selection.backend == "remote":
+            raise ModelLoadError("Remote engines are not available in this version of UniDesk.", cause="unsupported")
+        metadata = read_model_metadata(model_path)
+        request = plan_request_from_settings(
+            settings, selection.backend, context_length=context_length, parallel_sequences=parallel_sequences
+        )
+        notes: list[str] = []
+        retried = False
+        while True:
+            plan = plan_memory(metadata, hardware, request)
+            if not plan.recommended.fits:
+                raise ModelLoadError(plan.explanation, cause="out_of_memory")
+            if not plan.fits:
+                notes.append(plan.explanation)
+            config = engine_config_from_plan(model_path, plan, settings)
+            engine = self._engine_factory(selection.backend)
+            started = time.monotonic()
+            try:
+                loaded = engine.load(config, progress)
+            except ModelLoadError as error:
+                engine.unload()
+                smaller = smaller_request(_request_for(plan, request)) if error.cause == "out_of_memory" else None
+                if retried or smaller is None:
+                    raise
+                retried = True
+                notes.append(
+                    f"Out of memory with {plan.recommended.max_model_len} tokens x "
+                    f"{plan.recommended.max_num_seqs} chats; retrying with a smaller setting."
+                )
+                log.warning("load failed for lack of memory, retrying smaller: %s", error)
+                request = smaller
+                continue
+            break
+        if config.warm_up:
+            warm_started = time.monotonic()
+            engine.warm_up()
+            log.info("warm-up took %.2f s", time.monotonic() - warm_started)
+        loaded = replace(loaded, notes=(*loaded.notes, *notes), load_time_s=time.monotonic() - started)
+        self._engine = engine
+        self._status = ManagerStatus(ManagerState.READY, loaded=loaded, selection=selection, plan=plan)
+        log.info("loaded %s on %s (%s)", loaded.model_name, selection.backend, selection.reason)
+        return loaded
+
+    def unload(self) -> None:
+        with self._load_lock:
+            self._unload_locked()
+            self._status = ManagerStatus(ManagerState.EMPTY)
+
+    def _unload_locked(self) -> None:
+        engine, self._engine = self._engine, None
+        if engine is not None:
+            engine.unload()
+
+    # ---- requests ----------------------------------------------------------------------
+    def _require_engine(self) -> Engine:
+        engine = self._engine
+        if engine is None:
+            raise NoModelLoadedError()
+        return engine
+
+    def submit(self, request: ChatRequest) -> RequestStream:
+        return self._require_engine().submit(request)
+
+    def cancel(self, request_id: str) -> None:
+        engine = self._engine
+        if engine is not None:
+            engine.cancel(request_id)
+
+    def count_tokens(self, text: str) -> int:
+        return self._require_engine().count_tokens(text)
+
+    def metrics(self) -> EngineMetrics | None:
+        engine = self._engine
+        return engine.metrics() if engine is not None else None
+
+    def status(self) -> ManagerStatus:
+        return self._status
+
+    @property
+    def engine(self) -> Engine | None:
+        return self._engine
+
+
+def _request_for(plan: MemoryPlan, request: PlanRequest) -> PlanRequest:
+    """The request matching what ``plan`` recommended (the starting point of a retry)."""
+    return replace(
+        request,
+        context_length=plan.recommended.max_model_len,
+        parallel_sequences=plan.recommended.max_num_seqs,
+    )
+
+
+def engine_config_from_plan(model_path: Path, plan: MemoryPlan, settings: Settings) -> EngineConfig:
+    """Turn the planner's recommendation plus the user's engine settings into an EngineConfig."""
+    recommended = plan.recommended
+    extra: dict[str, object] = {
+        name: value
+        for name, value in (
+            ("n_ctx", recommended.n_ctx),
+            ("kv_unified", recommended.kv_unified),
+            ("swa_full", recommended.swa_full),
+            ("cpu_kvcache_space_gib", recommended.cpu_kvcache_space_gib),
+        )
+        if value is not None
+    }
+    flash: FlashAttention = settings.str_value("engine.flash_attention")  # type: ignore[assignment]
+    user_utilization = settings.float_value("engine.memory_utilization")
+    return EngineConfig(
+        model_path=model_path,
+        context_length=recommended.max_model_len,
+        parallel_sequences=recommended.max_num_seqs,
+        kv_cache_dtype=recommended.kv_cache_dtype,
+        gpu_layers=-1 if recommended.n_gpu_layers is None else recommended.n_gpu_layers,
+        threads=settings.int_value("engine.threads"),
+        flash_attention=flash,
+        block_size=recommended.block_size,
+        prefix_caching=settings.bool_value("engine.prefix_caching"),
+        memory_utilization=user_utilization or recommended.gpu_memory_utilization,
+        warm_up=settings.bool_value("engine.warmup"),
+        extra=extra,
+    )
