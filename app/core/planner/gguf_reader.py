@@ -1,0 +1,209 @@
+"""Reads a model's shape and tensor sizes from a GGUF file with the ``gguf`` package."""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from app.core.planner.errors import ModelMetadataError
+from app.core.planner.metadata import ModelMetadata
+from app.core.planner.swa import GGUF_DEFAULT_WINDOWS, GGUF_SWA_PATTERNS, swa_layers_from_pattern
+
+GGUF_MAGIC = b"GGUF"
+SUPPORTED_GGUF_VERSIONS = (2, 3)
+DEFAULT_CONTEXT_LENGTH = 4096
+_BLOCK_INDEX = re.compile(r"^blk\.(\d+)\.")
+_HINT = "Pick a complete .gguf model file (re-download it if it was interrupted)."
+
+
+def read_gguf_metadata(path: Path) -> ModelMetadata:
+    """Read architecture, attention shape, experts and tensor bytes from a GGUF file."""
+    import gguf
+
+    file_size = path.stat().st_size
+    try:
+        reader = gguf.GGUFReader(path, "r")
+    except Exception as exc:  # gguf raises ValueError/IndexError/KeyError on damaged files
+        raise ModelMetadataError(_unreadable_reason(path), _HINT) from exc
+    fields = _GgufFields(reader, path)
+    tensors = [
+        (
+            str(t.name),
+            str(t.tensor_type.name).lower(),
+            int(t.n_bytes),
+            int(t.n_elements),
+            int(t.data_offset),
+            [int(d) for d in t.shape],
+        )
+        for t in reader.tensors
+    ]
+    data_end = max((offset + n_bytes for _, _, n_bytes, _, offset, _ in tensors), default=0)
+    if data_end > file_size:
+        raise ModelMetadataError(
+            f"{path.name} is truncated: its tensors need {data_end} bytes but the file has {file_size}.",
+            _HINT,
+        )
+    return _build_metadata(fields, tensors, path, file_size)
+
+
+def _reason(exc: Exception) -> str:
+    """A short, single-line reason from a library exception."""
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text[:120]
+
+
+def _unreadable_reason(path: Path) -> str:
+    """Why GGUFReader could not parse ``path``: an unsupported version, or a cut/damaged file."""
+    with path.open("rb") as handle:
+        header = handle.read(8)
+    version = int.from_bytes(header[4:8], "little") if len(header) == 8 else None
+    if version is not None and version not in SUPPORTED_GGUF_VERSIONS:
+        return f"{path.name} uses GGUF version {version}, which this app cannot read."
+    return f"{path.name} is truncated or damaged: its GGUF header or tensor data cannot be read."
+
+
+class _GgufFields:
+    """Typed access to a GGUFReader's key/value fields; bad values become ModelMetadataError."""
+
+    def __init__(self, reader: Any, path: Path) -> None:
+        self._reader = reader
+        self._path = path
+
+    def raw(self, key: str) -> Any:
+        """The field's value (int, float, str or list), or None when absent."""
+        field = self._reader.fields.get(key)
+        if field is None:
+            return None
+        try:
+            return field.contents()
+        except Exception as exc:
+            raise ModelMetadataError(
+                f"{self._path.name}: GGUF key {key} is unreadable ({_reason(exc)}).", _HINT
+            ) from exc
+
+    def array_length(self, key: str) -> int | None:
+        """Length of an array field without decoding it (e.g. the tokenizer's token list)."""
+        field = self._reader.fields.get(key)
+        return None if field is None else len(field.data)
+
+    def integer(self, key: str) -> int | None:
+        """An integer field; for per-layer arrays, the largest entry."""
+        value = self.raw(key)
+        if isinstance(value, list):
+            numbers = [int(v) for v in value if isinstance(v, (int, float))]
+            return max(numbers) if numbers else None
+        return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+    def per_layer(self, key: str, n_layers: int) -> tuple[int, ...] | None:
+        """A field that may be a scalar or one value per layer, as a per-layer tuple."""
+        value = self.raw(key)
+        if isinstance(value, list) and value:
+            values = [int(v) for v in value]
+            return tuple((values + values[-1:] * n_layers)[:n_layers])
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return (int(value),) * n_layers
+        return None
+
+    def required(self, key: str) -> int:
+        """An integer field the planner cannot do without."""
+        value = self.integer(key)
+        if value is None or value <= 0:
+            raise ModelMetadataError(
+                f"{self._path.name} has no usable GGUF key {key}.",
+                "The file may be from an unsupported converter; try another build of the model.",
+            )
+        return value
+
+
+def _build_metadata(
+    fields: _GgufFields, tensors: list[tuple[str, str, int, int, int, list[int]]], path: Path, file_size: int
+) -> ModelMetadata:
+    """Assemble ModelMetadata from GGUF fields and the tensor table."""
+    arch = fields.raw("general.architecture")
+    if not isinstance(arch, str) or not arch:
+        raise ModelMetadataError(f"{path.name} has no general.architecture key.", _HINT)
+    n_layers = fields.required(f"{arch}.block_count")
+    n_embd = fields.required(f"{arch}.embedding_length")
+    heads = fields.per_layer(f"{arch}.attention.head_count", n_layers)
+    if heads is None or max(heads) <= 0:
+        raise ModelMetadataError(f"{path.name} has no usable GGUF key {arch}.attention.head_count.", _HINT)
+    n_heads = max(heads)
+    kv_heads = fields.per_layer(f"{arch}.attention.head_count_kv", n_layers) or heads
+    head_dim_k = fields.integer(f"{arch}.attention.key_length") or n_embd // n_heads
+    head_dim_v = fields.integer(f"{arch}.attention.value_length") or n_embd // n_heads
+    if fields.integer(f"{arch}.attention.key_length_mla") is not None:
+        head_dim_v = 0  # MLA: llama.cpp caches only the compressed latent (K), no V
+    window, sliding = _sliding_layers(fields, arch, n_layers)
+
+    bytes_by_type: dict[str, int] = defaultdict(int)
+    layer_bytes = [0] * n_layers
+    expert_bytes = 0
+    n_elements = 0
+    vocab_from_tensor = None
+    for name, type_name, n_bytes, elements, _offset, shape in tensors:
+        bytes_by_type[type_name] += n_bytes
+        n_elements += elements
+        match = _BLOCK_INDEX.match(name)
+        if match and int(match.group(1)) < n_layers:
+            layer_bytes[int(match.group(1))] += n_bytes
+        if "_exps." in name:
+            expert_bytes += n_bytes
+        if name == "token_embd.weight" and len(shape) >= 2:
+            vocab_from_tensor = shape[1]
+    vocab = (
+        fields.integer(f"{arch}.vocab_size") or vocab_from_tensor or fields.array_length("tokenizer.ggml.tokens") or 0
+    )
+    weight_bytes = sum(bytes_by_type.values())
+    dominant = max(bytes_by_type.items(), key=lambda item: item[1])[0] if bytes_by_type else "f16"
+    return ModelMetadata(
+        path=str(path),
+        source="gguf",
+        architecture=arch,
+        n_layers=n_layers,
+        n_heads=n_heads,
+        n_kv_heads=kv_heads,
+        head_dim_k=head_dim_k,
+        head_dim_v=head_dim_v,
+        hidden_size=n_embd,
+        intermediate_size=fields.integer(f"{arch}.feed_forward_length") or 4 * n_embd,
+        vocab_size=vocab,
+        context_length=fields.integer(f"{arch}.context_length") or DEFAULT_CONTEXT_LENGTH,
+        sliding_window=window,
+        sliding_layers=sliding,
+        expert_count=fields.integer(f"{arch}.expert_count") or 0,
+        experts_used=fields.integer(f"{arch}.expert_used_count") or 0,
+        weight_bytes=weight_bytes,
+        expert_weight_bytes=expert_bytes,
+        layer_weight_bytes=tuple(layer_bytes),
+        tensor_bytes_by_type=tuple(sorted(bytes_by_type.items(), key=lambda item: -item[1])),
+        file_size_bytes=file_size,
+        parameter_count=n_elements,
+        weights_estimated=False,
+        model_dtype="f16" if dominant not in ("f32", "bf16") else dominant,
+        quantization=None if dominant in ("f32", "f16", "bf16") else dominant,
+    )
+
+
+def _sliding_layers(fields: _GgufFields, arch: str, n_layers: int) -> tuple[int | None, tuple[bool, ...]]:
+    """The window size and per-layer sliding flags, following llama.cpp's loaders.
+
+    A per-layer ``{arch}.attention.sliding_window_pattern`` bool array wins; an integer there
+    overrides the architecture's pattern. Architectures llama.cpp does not run with SWA (e.g.
+    a Mistral converted as "llama") get no sliding layers, since llama.cpp caches them in full.
+    """
+    no_sliding = (False,) * n_layers
+    window = fields.integer(f"{arch}.attention.sliding_window") or GGUF_DEFAULT_WINDOWS.get(arch)
+    if not window:
+        return None, no_sliding
+    pattern_value = fields.raw(f"{arch}.attention.sliding_window_pattern")
+    if isinstance(pattern_value, list) and pattern_value:
+        flags = [bool(v) for v in pattern_value]
+        return window, tuple((flags + [False] * n_layers)[:n_layers])
+    if arch not in GGUF_SWA_PATTERNS:
+        return None, no_sliding
+    n_pattern, dense_first = GGUF_SWA_PATTERNS[arch]
+    if isinstance(pattern_value, int) and not isinstance(pattern_value, bool):
+        n_pattern = pattern_value
+    return window, swa_layers_from_pattern(n_layers, n_pattern, dense_first)

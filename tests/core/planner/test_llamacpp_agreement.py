@@ -1,0 +1,160 @@
+"""The planner's llama.cpp KV and compute sizes against what llama.cpp itself allocates.
+
+Each case creates a real llama.cpp context for a generated GGUF with the settings the plan
+recommends (n_ctx, n_seq_max, kv_unified, flash attention, KV type) and reads the sizes
+llama.cpp logs: "llama_kv_cache: size = X MiB (N cells, L layers, s/S seqs), K (t): .., V (t): .."
+and "CPU compute buffer size = X MiB".
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from app.core.planner import PlanRequest, plan_memory, read_model_metadata
+from app.core.planner.kv import kv_bytes_for_cells, llamacpp_kv_layout
+from tests.core.planner.fake_hardware import cpu_only
+from tests.fixtures.models import GgufFactory, ModelShape
+
+MIB = 1024**2
+HEAD_DIM_64 = ModelShape(n_layers=2, n_embd=256, n_heads=4, n_kv_heads=2, n_ff=512)  # q8_0/q4_0 KV need it
+KV_SIZE_LINE = re.compile(
+    r"llama_kv_cache: size =\s*([\d.]+) MiB \(\s*(\d+) cells,\s*(\d+) layers,\s*(\d+)/(\d+) seqs\), "
+    r"K \((\w+)\):\s*([\d.]+) MiB, V \((\w+)\):\s*([\d.]+) MiB"
+)
+N_CTX_LINE = re.compile(r"llama_context: n_ctx\s+=\s+(\d+)")
+COMPUTE_LINE = re.compile(r"CPU compute buffer size =\s*([\d.]+) MiB")
+
+
+@dataclass(frozen=True)
+class Allocation:
+    """What llama.cpp logged for one context."""
+
+    n_ctx: int
+    kv_mib: str
+    cells: int
+    layers: int
+    streams: int
+    k_type: str
+    k_mib: str
+    v_mib: str
+    compute_mib: float
+
+
+def allocate(
+    path: Path, n_ctx: int, n_seq_max: int, kv_unified: bool, kv_type: str, capsys: pytest.CaptureFixture[str]
+) -> Allocation:
+    """Create and free a llama.cpp context; parse its log (llama-cpp-python prints it to stderr)."""
+    llama_cpp = pytest.importorskip("llama_cpp")
+    from llama_cpp import _logger
+
+    ggml_types = {
+        "f32": llama_cpp.GGML_TYPE_F32,
+        "f16": llama_cpp.GGML_TYPE_F16,
+        "q8_0": llama_cpp.GGML_TYPE_Q8_0,
+        "q4_0": llama_cpp.GGML_TYPE_Q4_0,
+    }
+    previous_level = _logger.logger.level
+    _logger.logger.setLevel(logging.DEBUG)
+    capsys.readouterr()
+    try:
+        llama_cpp.llama_backend_init()
+        model = llama_cpp.llama_model_load_from_file(str(path).encode(), llama_cpp.llama_model_default_params())
+        assert model, "llama.cpp could not load the test model"
+        try:
+            params = llama_cpp.llama_context_default_params()
+            params.n_ctx = n_ctx
+            params.n_seq_max = n_seq_max
+            params.kv_unified = kv_unified
+            params.flash_attn_type = llama_cpp.LLAMA_FLASH_ATTN_TYPE_ENABLED
+            params.type_k = params.type_v = ggml_types[kv_type]
+            context = llama_cpp.llama_init_from_model(model, params)
+            assert context, "llama.cpp could not create the context"
+            llama_cpp.llama_free(context)
+        finally:
+            llama_cpp.llama_model_free(model)
+        log = capsys.readouterr().err
+    finally:
+        _logger.logger.setLevel(previous_level)
+    size = KV_SIZE_LINE.search(log)
+    n_ctx_match = N_CTX_LINE.search(log)
+    compute = COMPUTE_LINE.search(log)
+    assert size and n_ctx_match and compute, log[-3000:]
+    return Allocation(
+        n_ctx=int(n_ctx_match.group(1)),
+        kv_mib=size.group(1),
+        cells=int(size.group(2)),
+        layers=int(size.group(3)),
+        streams=int(size.group(5)),
+        k_type=size.group(6),
+        k_mib=size.group(7),
+        v_mib=size.group(9),
+        compute_mib=float(compute.group(1)),
+    )
+
+
+def mib_text(value: float) -> str:
+    """Bytes as llama.cpp prints them (%.2f MiB)."""
+    return f"{value / MIB:.2f}"
+
+
+CASES = [
+    # (shape, weight dtype, tokens per chat, chats, KV type)
+    ("llama-tiny", "f32", 1000, 1, "f16"),  # n_ctx 1000 is padded to 1024
+    ("llama-mha", "f16", 2048, 1, "f32"),
+    ("llama-deep", "q8_0", 1300, 3, "f16"),  # 3900 -> 4096 total, 1365 -> 1536 cells per stream
+    ("llama-deep", "f32", 2000, 4, "f16"),
+    (HEAD_DIM_64, "f16", 1500, 2, "q8_0"),
+    (HEAD_DIM_64, "f32", 2048, 1, "q4_0"),
+]
+
+
+@pytest.mark.parametrize(("shape", "weights", "context", "chats", "kv_type"), CASES)
+def test_plan_matches_llamacpp_kv_and_compute(
+    tiny_gguf_factory: GgufFactory,
+    capsys: pytest.CaptureFixture[str],
+    shape: str | ModelShape,
+    weights: str,
+    context: int,
+    chats: int,
+    kv_type: str,
+) -> None:
+    path = tiny_gguf_factory(shape, weights)  # type: ignore[arg-type]
+    model = read_model_metadata(path)
+    plan = plan_memory(
+        model,
+        cpu_only(64, 60),
+        PlanRequest(backend="llamacpp", context_length=context, parallel_sequences=chats, kv_cache_dtype=kv_type),
+    )
+    assert plan.fits
+    recommended = plan.recommended
+    assert recommended.n_ctx is not None and recommended.kv_unified is not None
+    allocation = allocate(path, recommended.n_ctx, chats, recommended.kv_unified, kv_type, capsys)
+
+    assert allocation.n_ctx == recommended.n_ctx
+    streams = 1 if recommended.kv_unified else chats
+    assert allocation.streams == streams
+    assert allocation.cells * streams >= context * chats
+    assert allocation.layers == model.n_layers
+    assert allocation.k_type == kv_type
+    assert allocation.kv_mib == mib_text(plan.kv_bytes_total)
+    assert allocation.k_mib == allocation.v_mib == mib_text(plan.kv_bytes_total / 2)
+    # The compute estimate is an upper bound within a factor of two of what llama.cpp reserves.
+    assert allocation.compute_mib * MIB <= plan.compute_bytes <= 2 * allocation.compute_mib * MIB
+
+
+@pytest.mark.parametrize(("context", "chats"), [(1300, 3), (700, 4)])
+def test_unified_kv_layout_matches_llamacpp(
+    tiny_gguf_factory: GgufFactory, capsys: pytest.CaptureFixture[str], context: int, chats: int
+) -> None:
+    path = tiny_gguf_factory("llama-deep", "f32")
+    model = read_model_metadata(path)
+    layout = llamacpp_kv_layout(model, context, chats, kv_unified=True)
+    allocation = allocate(path, layout.n_ctx, chats, True, "f16", capsys)
+    assert allocation.streams == 1
+    assert allocation.cells == layout.full_cells == layout.n_ctx
+    assert allocation.kv_mib == mib_text(kv_bytes_for_cells(model, "f16", layout.full_cells, layout.sliding_cells))
