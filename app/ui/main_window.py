@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QCloseEvent
+from PySide6.QtGui import QCloseEvent, QFontDatabase
 from PySide6.QtWidgets import QLabel, QMainWindow, QVBoxLayout, QWidget
 
 from app.context import AppContext
@@ -34,6 +34,7 @@ class MainWindow(QMainWindow):
         self.machine_summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.machine_summary.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         self.machine_summary.setAccessibleName(self.tr("This machine"))
+        self.machine_summary.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         layout.addWidget(self.settings_banner)
         layout.addWidget(self.machine_summary, stretch=1)
         self.setCentralWidget(central)
