@@ -8,8 +8,8 @@ import pytest
 
 pytest.importorskip("PySide6")
 
-from app.main import build_context  # noqa: E402
-from app.ui.main_window import MainWindow  # noqa: E402
+from app.main import build_context
+from app.ui.main_window import MainWindow
 
 
 def test_window_shows_the_probe_result(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
