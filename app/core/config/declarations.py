@@ -172,6 +172,36 @@ SETTINGS: tuple[SettingSpec, ...] = (
         advanced=True,
         applies_on_reload=True,
     ),
+    SettingSpec(
+        "engine.speculative", TEXT, "off", "Speculative decoding",
+        "vLLM only: guess several tokens ahead and let the model check them in one step. "
+        "N-gram looks the guesses up in the prompt, which pays off when answers quote your "
+        "documents; Draft model uses a small model of the same family. Off: one token per step.",
+        choices=(Choice("off", "Off"), Choice("ngram", "N-gram (prompt lookup)"),
+                 Choice("draft", "Draft model")),
+        group="Speed",
+        advanced=True,
+        applies_on_reload=True,
+    ),
+    SettingSpec(
+        "engine.speculative_tokens", INT, 4, "Speculative tokens",
+        "vLLM only: how many tokens are guessed ahead per step when speculative decoding is on.",
+        minimum=1,
+        maximum=16,
+        unit="tokens",
+        group="Speed",
+        advanced=True,
+        applies_on_reload=True,
+    ),
+    SettingSpec(
+        "engine.speculative_draft_model", TEXT, "", "Draft model",
+        "vLLM only: the small Hugging Face model folder that drafts tokens when speculative "
+        "decoding uses a draft model. It must share the main model's tokenizer.",
+        text_format=TextFormat.PATH,
+        group="Speed",
+        advanced=True,
+        applies_on_reload=True,
+    ),
     # --- knowledge base ---
     SettingSpec(
         "kb.embedding_model", TEXT, "all-MiniLM-L6-v2", "Embedding model",
@@ -209,6 +239,41 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "Re-order the found passages with a second model before answering: better passages, "
         "slower answers.",
         group="Search",
+        advanced=True,
+    ),
+    SettingSpec(
+        "kb.reranker_model", TEXT, "cross-encoder/ms-marco-MiniLM-L-6-v2", "Reranker model",
+        "Cross-encoder used when reranking is on: a name in the local model cache or a folder. "
+        "If it is not on this computer, passages are not reranked (search still works).",
+        group="Search",
+        advanced=True,
+    ),
+    SettingSpec(
+        "kb.embedding_batch_size", INT, 64, "Embedding batch",
+        "How many pieces are embedded at once while indexing. Larger batches keep a GPU busier; "
+        "on a CPU 32-64 is best. Finished documents are saved after every batch.",
+        minimum=1,
+        maximum=1024,
+        group="Indexing",
+        advanced=True,
+    ),
+    SettingSpec(
+        "kb.watch_interval_seconds", INT, 30, "Check folders every",
+        "How often folders you added are checked for new, changed and deleted files. 0: never "
+        "(add them again to pick up changes).",
+        minimum=5,
+        maximum=86_400,
+        special_values=(Choice(0, "Never"),),
+        unit="s",
+        group="Indexing",
+        advanced=True,
+    ),
+    SettingSpec(
+        "kb.chroma_server_url", TEXT, "", "Shared vector server",
+        "Address of a chromadb server (e.g. http://192.168.1.20:8000) that keeps the document "
+        "vectors, for a team sharing one server. Empty: the built-in store in your data folder.",
+        text_format=TextFormat.URL,
+        group="Storage",
         advanced=True,
     ),
     # --- sampling ---

@@ -39,6 +39,8 @@ class ParsedDocument:
     title: str
     pages: tuple[PageText, ...]
     encoding: str | None = None
+    # What was read only in part, e.g. "page 7 skipped: ..." or replaced undecodable bytes.
+    notes: tuple[str, ...] = ()
 
     @property
     def character_count(self) -> int:

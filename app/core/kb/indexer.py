@@ -1,0 +1,188 @@
+"""One indexing run from start to end: clean up, scan, index, re-embed for a new model, clean up."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from app.core.config import Settings
+from app.core.kb.cleanup import clean_orphan_vectors, drop_unknown_collections
+from app.core.kb.database import knowledge_base_id, open_database, transaction
+from app.core.kb.embedder import Embedder
+from app.core.kb.ingest_plan import Discover, FoundFile, ProblemSink, plan_ingestion
+from app.core.kb.pipeline import IndexWriter, run_pipeline
+from app.core.kb.preparation import ChunkDocument, Parse, Preparer
+from app.core.kb.progress import FileProblem, ProgressTracker
+from app.core.kb.reembed import reembed_into
+from app.core.kb.spaces import ACTIVE, ensure_target_space
+from app.core.kb.vector_store import VectorStore
+
+
+@dataclass(frozen=True)
+class IndexingOptions:
+    """How documents are cut and batched. ``chunk_tokens`` is capped by the model (see Embedder)."""
+
+    chunk_tokens: int = 512
+    overlap_tokens: int = 64
+    batch_chunks: int = 64
+    prefetch_documents: int = 8
+    remove_vanished: bool = True
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> IndexingOptions:
+        return cls(
+            chunk_tokens=settings.int_value("kb.chunk_tokens"),
+            overlap_tokens=settings.int_value("kb.chunk_overlap_tokens"),
+            batch_chunks=settings.int_value("kb.embedding_batch_size"),
+        )
+
+
+@dataclass(frozen=True)
+class IndexingSummary:
+    files_indexed: int
+    files_skipped: int
+    files_failed: int
+    files_removed: int
+    chunks: int
+    seconds: float
+    chunks_per_second: float
+    cancelled: bool
+    switched_model: bool
+    chunk_tokens: int
+    problems: tuple[FileProblem, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        document = asdict(self)
+        document["problems"] = [asdict(problem) for problem in self.problems]
+        return document
+
+
+def default_discover(paths: Sequence[Path], on_problem: ProblemSink) -> Iterable[FoundFile]:
+    """Files under ``paths`` by the discovery rules (hidden, build and binary files are skipped)."""
+    from app.core.kb.discovery import discover_files
+
+    def report(path: Path, problem: str) -> None:
+        on_problem(FileProblem(str(path), _problem_kind(problem), f"{path}: {problem}"))
+
+    for found in discover_files(paths, on_problem=report):
+        yield FoundFile(found.path, found.size, found.mtime_ns)
+
+
+def _problem_kind(problem: str) -> str:
+    if "does not exist" in problem or "broken link" in problem:
+        return "missing"
+    if "not a document" in problem or "not a regular file" in problem:
+        return "unsupported"
+    return "unreadable"
+
+
+class Indexer:
+    """Runs on one worker thread with its own SQLite connection; see :meth:`run`."""
+
+    def __init__(
+        self,
+        database_path: Path,
+        vector_store: VectorStore,
+        embedder: Embedder,
+        options: IndexingOptions,
+        *,
+        discover: Discover | None = None,
+        parse: Parse | None = None,
+        chunk: ChunkDocument | None = None,
+    ) -> None:
+        self._database_path = database_path
+        self._vector_store = vector_store
+        self._embedder = embedder
+        self._options = options
+        self._discover = discover or default_discover
+        self._parse = parse
+        self._chunk = chunk
+
+    def run(self, paths: Sequence[Path], progress: ProgressTracker, cancel: threading.Event) -> IndexingSummary:
+        """Add ``paths`` (files, folders; none: only resume and finish earlier work).
+
+        Cancel is honoured between batches; whatever was committed stays, the rest resumes next run.
+        """
+        connection = open_database(self._database_path)
+        try:
+            switched = self._run(connection, paths, progress, cancel)
+        finally:
+            connection.close()
+        snapshot = progress.snapshot()
+        progress.update(phase="cancelled" if cancel.is_set() else "finished", current_file=None)
+        return IndexingSummary(
+            files_indexed=snapshot.files_indexed,
+            files_skipped=snapshot.files_skipped,
+            files_failed=snapshot.files_failed,
+            files_removed=snapshot.files_removed,
+            chunks=snapshot.chunks_done,
+            seconds=snapshot.elapsed_seconds,
+            chunks_per_second=snapshot.chunks_per_second,
+            cancelled=cancel.is_set(),
+            switched_model=switched,
+            chunk_tokens=snapshot.chunk_tokens,
+            problems=snapshot.problems,
+        )
+
+    def _run(
+        self, connection: Any, paths: Sequence[Path], progress: ProgressTracker, cancel: threading.Event
+    ) -> bool:
+        progress.update(phase="starting", message=f"loading the embedding model {self._embedder.model_name}")
+        embedder = self._embedder
+        chunk_tokens = embedder.chunk_tokens_for(self._options.chunk_tokens)
+        overlap = min(self._options.overlap_tokens, chunk_tokens // 2)
+        progress.update(chunk_tokens=chunk_tokens, message=_chunk_size_note(
+            chunk_tokens, self._options.chunk_tokens, embedder.max_seq_length))
+        with transaction(connection):
+            target, abandoned = ensure_target_space(
+                connection, knowledge_base_id(connection), embedder.model_name, embedder.source.key,
+                embedder.dimension,
+            )
+        for collection in abandoned:
+            self._vector_store.drop(collection)
+        progress.update(phase="cleaning")
+        drop_unknown_collections(connection, self._vector_store)
+        clean_orphan_vectors(connection, self._vector_store)
+        progress.update(phase="scanning")
+        plan = plan_ingestion(
+            connection, paths, self._discover, progress.problem, remove_vanished=self._options.remove_vanished
+        )
+        progress.planned(len(plan.work), plan.bytes_total, plan.skipped, len(plan.removed))
+        progress.update(phase="indexing")
+        preparer = Preparer(self._parse or _default_parse(), self._chunk or _default_chunk(),
+                            embedder.count_tokens, chunk_tokens, overlap)
+        writer = IndexWriter(connection, self._vector_store, target.collection, embedder, progress,
+                             self._options.batch_chunks)
+        run_pipeline(plan.work, preparer, writer, cancel, self._options.prefetch_documents)
+        switched = False
+        if not cancel.is_set() and target.state != ACTIVE:
+            switched = reembed_into(connection, self._vector_store, embedder, target, progress, cancel,
+                                    self._options.batch_chunks)
+        progress.update(phase="cleaning", current_file=None)
+        clean_orphan_vectors(connection, self._vector_store)
+        return switched
+
+
+def _chunk_size_note(used: int, setting: int, max_seq_length: int) -> str:
+    if used < setting:
+        return (f"chunks of {used} tokens: kb.chunk_tokens is {setting}, but the embedding model reads "
+                f"at most {max_seq_length} tokens (2 are its own markers)")
+    return f"chunks of {used} tokens"
+
+
+def _default_parse() -> Parse:
+    from app.core.kb.parsers import parse_document
+
+    return parse_document
+
+
+def _default_chunk() -> ChunkDocument:
+    from app.core.kb.chunker import chunk_document
+
+    def chunk(document: Any, count_tokens: Any, chunk_tokens: int, overlap_tokens: int) -> Any:
+        return chunk_document(document, count_tokens, chunk_tokens, overlap_tokens)
+
+    return chunk

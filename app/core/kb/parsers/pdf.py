@@ -1,0 +1,146 @@
+"""PDF: the text of each page (1-based page numbers kept), headings from the outline (bookmarks)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+from app.core.kb.documents import PageText, ParsedDocument, Section
+from app.core.kb.parsers.errors import DocumentError
+from app.core.kb.parsers.sections import build_page
+
+if TYPE_CHECKING:
+    from pypdf import PdfReader
+
+_CONTROL_CHARACTERS: Final = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_TRAILING_SPACES: Final = re.compile(r"[ \t]+\n")
+_BLANK_LINE_RUNS: Final = re.compile(r"\n{3,}")
+_ENCRYPTED_HINT: Final = "Remove the password (open it and print or export to a new PDF), then add that file."
+
+
+def parse_pdf(path: Path, format_name: str) -> ParsedDocument:
+    """Parse a PDF page by page; a page whose text cannot be extracted is skipped with a note."""
+    reader = _open(path)
+    outline = _outline_by_page(reader)
+    pages: list[PageText] = []
+    notes: list[str] = []
+    try:
+        page_count = len(reader.pages)
+    except Exception as error:
+        raise _corrupt(path, error) from error
+    heading_path: tuple[str, ...] = ()
+    for index in range(page_count):
+        heading_path = outline.get(index, heading_path)
+        try:
+            raw = reader.pages[index].extract_text() or ""
+        except Exception as error:
+            if _needs_crypto_library(error):
+                raise _crypto_library_missing(path) from error
+            notes.append(f"page {index + 1} skipped: its text could not be extracted ({_describe(error)})")
+            continue
+        text = clean_page_text(raw)
+        if text:
+            pages.append(build_page(index + 1, [Section(text, "text", heading_path)]))
+    if not pages:
+        if page_count and len(notes) == page_count:
+            raise DocumentError.for_file(
+                path, "corrupt", "no page of this PDF could be read", "Re-save or re-export the PDF, then retry."
+            )
+        raise DocumentError.for_file(
+            path, "empty", "this PDF has no text layer (scanned pages?)",
+            "Run OCR on it (for example with ocrmypdf) and add the result.",
+        )
+    return ParsedDocument(path, format_name, _title(reader) or path.stem, tuple(pages), None, tuple(notes))
+
+
+def clean_page_text(raw: str) -> str:
+    """Normalise extracted page text: newlines, no control characters, at most one blank line in a row."""
+    text = raw.replace("\r\n", "\n").replace("\r", "\n")
+    text = _CONTROL_CHARACTERS.sub("", text)
+    text = _TRAILING_SPACES.sub("\n", text)
+    return _BLANK_LINE_RUNS.sub("\n\n", text).strip()
+
+
+def _open(path: Path) -> PdfReader:
+    from pypdf import PdfReader
+    from pypdf.errors import DependencyError
+
+    try:
+        reader = PdfReader(path)
+    except OSError as error:
+        raise DocumentError.from_os_error(path, error) from error
+    except DependencyError as error:
+        raise _crypto_library_missing(path) from error
+    except Exception as error:
+        raise _corrupt(path, error) from error
+    if reader.is_encrypted:  # pypdf has already tried the empty password, which many PDFs use
+        try:
+            decrypted = reader.decrypt("")
+        except DependencyError as error:
+            raise _crypto_library_missing(path) from error
+        except Exception as error:
+            raise _corrupt(path, error) from error
+        if decrypted == 0:  # PasswordType.NOT_DECRYPTED
+            raise DocumentError.for_file(path, "encrypted", "this PDF is protected by a password", _ENCRYPTED_HINT)
+    return reader
+
+
+def _outline_by_page(reader: PdfReader) -> dict[int, tuple[str, ...]]:
+    """Page index -> the bookmark path in force from that page on (empty when there is no outline)."""
+    starts: list[tuple[int, int, tuple[str, ...]]] = []
+
+    def walk(items: list[Any], parents: tuple[str, ...]) -> None:
+        previous: tuple[str, ...] | None = None
+        for item in items:
+            if isinstance(item, list):
+                walk(item, previous if previous is not None else parents)
+                continue
+            title = str(getattr(item, "title", "") or "").strip()
+            previous = (*parents, title) if title else parents
+            page = reader.get_destination_page_number(item)
+            if page is not None and page >= 0:
+                starts.append((page, len(starts), previous))
+
+    try:
+        walk(list(reader.outline), ())
+    except Exception:
+        return {}  # a broken outline costs the headings, not the text
+    by_page: dict[int, tuple[str, ...]] = {}
+    for page, _, heading_path in sorted(starts):
+        by_page[page] = heading_path
+    return by_page
+
+
+def _title(reader: PdfReader) -> str | None:
+    try:
+        metadata = reader.metadata
+        title = metadata.title if metadata is not None else None
+    except Exception:
+        return None
+    return str(title).strip() or None if title else None
+
+
+def _needs_crypto_library(error: Exception) -> bool:
+    from pypdf.errors import DependencyError
+
+    return isinstance(error, DependencyError)
+
+
+def _crypto_library_missing(path: Path) -> DocumentError:
+    return DocumentError.for_file(
+        path, "encrypted", "this PDF is AES-encrypted and the 'cryptography' package is not installed",
+        "Install it (pip install cryptography) or remove the encryption, then retry.",
+    )
+
+
+def _corrupt(path: Path, error: Exception) -> DocumentError:
+    return DocumentError.for_file(
+        path, "corrupt", f"this PDF is damaged and cannot be read ({_describe(error)})",
+        "Re-download it or re-export it from the program that made it, then retry.",
+    )
+
+
+def _describe(error: Exception) -> str:
+    text = str(error).strip().splitlines()[0] if str(error).strip() else ""
+    return f"{type(error).__name__}: {text[:120]}" if text else type(error).__name__

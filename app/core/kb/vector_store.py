@@ -1,0 +1,207 @@
+"""Chunk vectors in chromadb: an embedded store under the data folder, or a chromadb server."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+from app.core.kb.errors import VectorStoreError
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
+HASH_PREFIX_LENGTH = 16
+_UPSERT_BATCH = 4096
+
+
+@dataclass(frozen=True)
+class VectorKey:
+    """What a vector belongs to; its chromadb id is derived from it, so rewriting is idempotent."""
+
+    document_id: int
+    content_hash: str
+    ordinal: int
+
+    @property
+    def vector_id(self) -> str:
+        return f"{self.document_id}-{self.content_hash[:HASH_PREFIX_LENGTH]}-{self.ordinal}"
+
+    @classmethod
+    def parse(cls, vector_id: str) -> VectorKey | None:
+        parts = vector_id.split("-")
+        if len(parts) != 3 or not parts[0].isdigit() or not parts[2].isdigit():
+            return None
+        return cls(int(parts[0]), parts[1], int(parts[2]))
+
+    def matches_hash(self, content_hash: str | None) -> bool:
+        return content_hash is not None and content_hash[:HASH_PREFIX_LENGTH] == self.content_hash[
+            :HASH_PREFIX_LENGTH
+        ]
+
+
+@dataclass(frozen=True)
+class VectorMatch:
+    key: VectorKey
+    similarity: float
+
+
+def _chroma_settings() -> Any:
+    from chromadb.config import Settings as ChromaSettings
+
+    return ChromaSettings(anonymized_telemetry=False, allow_reset=False)
+
+
+class VectorStore:
+    """Collections of chunk vectors (cosine space; embeddings are supplied, never computed here).
+
+    ``server_url`` empty: an embedded ``PersistentClient`` at ``persist_dir``; otherwise an
+    ``HttpClient`` to that chromadb server. The client is created on first use.
+    """
+
+    def __init__(self, persist_dir: Path, server_url: str = "") -> None:
+        self.persist_dir = persist_dir
+        self.server_url = server_url.strip()
+        self._lock = threading.Lock()
+        self._client: Any = None
+        self._collections: dict[str, Any] = {}
+
+    @property
+    def location(self) -> str:
+        return self.server_url or str(self.persist_dir)
+
+    def _connect(self) -> Any:
+        with self._lock:
+            if self._client is None:
+                self._client = self._make_client()
+            return self._client
+
+    def _make_client(self) -> Any:
+        import chromadb
+
+        if not self.server_url:
+            self.persist_dir.mkdir(parents=True, exist_ok=True)
+            try:
+                return chromadb.PersistentClient(path=str(self.persist_dir), settings=_chroma_settings())
+            except Exception as error:
+                raise VectorStoreError(
+                    f"The vector store in {self.persist_dir} cannot be opened: {error}.",
+                    "Close other UniDesk windows using the same folder, or remove the folder to rebuild it.",
+                ) from error
+        parts = urlsplit(self.server_url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise VectorStoreError(
+                f"kb.chroma_server_url {self.server_url!r} is not an http(s) address.",
+                "Use e.g. http://192.168.1.20:8000, or leave it empty for the built-in store.",
+            )
+        port = parts.port or (443 if parts.scheme == "https" else 8000)
+        try:
+            return chromadb.HttpClient(
+                host=parts.hostname, port=port, ssl=parts.scheme == "https", settings=_chroma_settings()
+            )
+        except Exception as error:
+            raise VectorStoreError(
+                f"The chromadb server at {self.server_url} does not answer ({error}).",
+                "Start it (chroma run --path DIR) or clear kb.chroma_server_url to use the built-in store.",
+            ) from error
+
+    def _collection(self, name: str) -> Any:
+        cached = self._collections.get(name)
+        if cached is not None:
+            return cached
+        client = self._connect()
+        try:
+            collection = client.get_or_create_collection(
+                name, configuration={"hnsw": {"space": "cosine"}}, embedding_function=None
+            )
+        except Exception as error:
+            raise VectorStoreError(f"The vector collection {name} cannot be opened: {error}.") from error
+        self._collections[name] = collection
+        return collection
+
+    def upsert(self, collection: str, keys: Sequence[VectorKey], vectors: NDArray[np.float32]) -> None:
+        """Write vectors (same key: replaced). Metadata lets whole documents be deleted at once."""
+        target = self._collection(collection)
+        for start in range(0, len(keys), _UPSERT_BATCH):
+            part = keys[start : start + _UPSERT_BATCH]
+            target.upsert(
+                ids=[key.vector_id for key in part],
+                embeddings=vectors[start : start + len(part)],
+                metadatas=[
+                    {"document_id": key.document_id, "content_hash": key.content_hash[:HASH_PREFIX_LENGTH],
+                     "ordinal": key.ordinal}
+                    for key in part
+                ],
+            )
+
+    def query(self, collection: str, vector: NDArray[np.float32], limit: int) -> list[VectorMatch]:
+        """The ``limit`` nearest vectors, best first, with cosine similarity (1 = same direction)."""
+        target = self._collection(collection)
+        if limit <= 0 or target.count() == 0:
+            return []
+        result = target.query(query_embeddings=[vector], n_results=limit, include=["distances"])
+        matches = []
+        for vector_id, distance in zip(result["ids"][0], result["distances"][0], strict=True):
+            key = VectorKey.parse(vector_id)
+            if key is not None:
+                matches.append(VectorMatch(key, 1.0 - float(distance)))
+        return matches
+
+    def delete_documents(self, collection: str, document_ids: Sequence[int]) -> None:
+        """Delete every vector of these documents."""
+        if document_ids:
+            target = self._collection(collection)
+            for start in range(0, len(document_ids), 500):
+                part = [int(value) for value in document_ids[start : start + 500]]
+                target.delete(where={"document_id": {"$in": part}})
+
+    def delete_stale_versions(
+        self, collection: str, document_id: int, content_hash: str, chunk_count: int
+    ) -> None:
+        """Delete a document's vectors of any other content, or beyond its ``chunk_count`` chunks."""
+        stale = [
+            {"content_hash": {"$ne": content_hash[:HASH_PREFIX_LENGTH]}},
+            {"ordinal": {"$gte": int(chunk_count)}},
+        ]
+        self._collection(collection).delete(
+            where={"$and": [{"document_id": int(document_id)}, {"$or": stale}]}
+        )
+
+    def keys(self, collection: str, page_size: int = 5000) -> Iterator[VectorKey]:
+        """Every key in a collection (for consistency checks; pages through the ids)."""
+        target = self._collection(collection)
+        offset = 0
+        while True:
+            page = target.get(include=[], limit=page_size, offset=offset)
+            ids = page["ids"]
+            for vector_id in ids:
+                key = VectorKey.parse(vector_id)
+                if key is not None:
+                    yield key
+            if len(ids) < page_size:
+                return
+            offset += page_size
+
+    def collection_names(self) -> list[str]:
+        """Names of every collection in the store (of any knowledge base sharing it)."""
+        names = []
+        for entry in self._connect().list_collections():
+            names.append(entry if isinstance(entry, str) else entry.name)
+        return names
+
+    def count(self, collection: str) -> int:
+        return int(self._collection(collection).count())
+
+    def drop(self, collection: str) -> None:
+        """Delete a whole collection (no error if it is already gone)."""
+        self._collections.pop(collection, None)
+        client = self._connect()
+        try:
+            client.delete_collection(collection)
+        except Exception as error:  # chromadb raises NotFoundError/ValueError for a missing one
+            if "does not exist" not in str(error).lower() and "not found" not in str(error).lower():
+                raise VectorStoreError(f"The vector collection {collection} cannot be deleted: {error}.") from error

@@ -1,0 +1,168 @@
+"""Indexing as a background job (own worker thread, progress snapshots, cancel) and folder watching."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from app.core.kb.indexer import IndexingSummary, default_discover
+from app.core.kb.knowledge_base import KnowledgeBase
+from app.core.kb.progress import IndexingProgress, ProgressTracker
+from app.core.kb.watch import FolderWatcher
+
+log = logging.getLogger(__name__)
+
+
+class IndexingJob:
+    """Adds files and folders to a knowledge base on a worker thread.
+
+    ``progress()`` is cheap and thread-safe (poll it from a GUI timer); ``cancel()`` stops the
+    job between batches, keeping every committed document; ``wait()`` returns the summary or
+    raises what made the job fail. ``on_finished`` (optional) runs on the worker thread.
+    """
+
+    def __init__(
+        self,
+        knowledge_base: KnowledgeBase,
+        paths: Sequence[Path],
+        *,
+        on_finished: Callable[[IndexingJob], None] | None = None,
+    ) -> None:
+        self._knowledge_base = knowledge_base
+        self.paths = tuple(paths)
+        self._on_finished = on_finished
+        self._tracker = ProgressTracker()
+        self._cancel = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._summary: IndexingSummary | None = None
+        self._error: BaseException | None = None
+        self._done = threading.Event()
+
+    def start(self) -> IndexingJob:
+        if self._thread is not None:
+            raise RuntimeError("an indexing job can be started only once")
+        self._thread = threading.Thread(target=self._work, name="kb-indexing", daemon=True)
+        self._thread.start()
+        return self
+
+    def _work(self) -> None:
+        try:
+            indexer = self._knowledge_base.indexer()
+            self._summary = indexer.run(self.paths, self._tracker, self._cancel)
+        except BaseException as error:  # reported through wait() and the progress snapshot
+            log.exception("indexing failed")
+            self._error = error
+            self._tracker.update(phase="failed", message=str(error), current_file=None)
+        finally:
+            self._done.set()
+            if self._on_finished is not None:
+                self._on_finished(self)
+
+    def cancel(self) -> None:
+        """Stop after the current batch; finished documents stay, the rest resume next time."""
+        self._cancel.set()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancel.is_set()
+
+    def progress(self) -> IndexingProgress:
+        return self._tracker.snapshot()
+
+    @property
+    def done(self) -> bool:
+        return self._done.is_set()
+
+    @property
+    def error(self) -> BaseException | None:
+        return self._error
+
+    def join(self, timeout: float | None = None) -> bool:
+        """Wait for the job to end without raising; whether it has ended."""
+        return self._done.wait(timeout)
+
+    def wait(self, timeout: float | None = None) -> IndexingSummary:
+        """Block until the job ends; its summary, or the error that ended it."""
+        if not self._done.wait(timeout):
+            raise TimeoutError("the indexing job is still running")
+        if self._error is not None:
+            raise self._error
+        assert self._summary is not None
+        return self._summary
+
+
+class IndexingService:
+    """One indexing job at a time for a knowledge base, plus watching of its added folders.
+
+    Requests made while a job runs are merged and run next. With ``watch_interval`` > 0 the
+    folders the user added are polled and changes are indexed the same way.
+    """
+
+    def __init__(self, knowledge_base: KnowledgeBase, *, watch_interval: float = 0.0) -> None:
+        self._knowledge_base = knowledge_base
+        self._lock = threading.Lock()
+        self._current: IndexingJob | None = None
+        self._queued: list[Path] = []
+        self._queued_resume = False
+        self._closed = False
+        self._watcher = (
+            FolderWatcher(knowledge_base.watched_folders, knowledge_base.folder_state,
+                          self._folders_changed, watch_interval, default_discover)
+            if watch_interval > 0 else None
+        )
+
+    @classmethod
+    def from_settings(cls, knowledge_base: KnowledgeBase) -> IndexingService:
+        """A service that watches folders as often as ``kb.watch_interval_seconds`` says (0: never)."""
+        interval = knowledge_base.settings.int_value("kb.watch_interval_seconds")
+        return cls(knowledge_base, watch_interval=float(interval))
+
+    def start(self) -> None:
+        """Resume unfinished work from an earlier run and start watching."""
+        self.request(())
+        if self._watcher is not None:
+            self._watcher.start()
+
+    def request(self, paths: Sequence[Path]) -> None:
+        """Index ``paths`` (none: resume and finish earlier work) now, or after the running job."""
+        with self._lock:
+            if self._closed:
+                return
+            if self._current is not None and not self._current.done:
+                self._queued.extend(path for path in paths if path not in self._queued)
+                self._queued_resume = True
+                return
+            self._current = IndexingJob(self._knowledge_base, paths, on_finished=self._job_finished).start()
+
+    @property
+    def watching(self) -> bool:
+        """Whether added folders are polled for changes."""
+        return self._watcher is not None
+
+    def current_job(self) -> IndexingJob | None:
+        with self._lock:
+            return self._current
+
+    def _job_finished(self, job: IndexingJob) -> None:
+        with self._lock:
+            if self._closed or job.cancelled or not (self._queued or self._queued_resume):
+                return
+            paths, self._queued, self._queued_resume = self._queued, [], False
+            self._current = IndexingJob(self._knowledge_base, paths, on_finished=self._job_finished).start()
+
+    def _folders_changed(self, folders: list[str]) -> None:
+        log.info("folders changed: %s", ", ".join(folders))
+        self.request([Path(folder) for folder in folders])
+
+    def close(self, timeout: float = 10.0) -> None:
+        """Stop watching, cancel the running job and wait for it (up to ``timeout`` seconds)."""
+        with self._lock:
+            self._closed = True
+            job = self._current
+        if self._watcher is not None:
+            self._watcher.stop()
+        if job is not None:
+            job.cancel()
+            job.join(timeout)
