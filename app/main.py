@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 from collections.abc import Sequence
 
@@ -71,6 +72,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("unidesk: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader went away (``unidesk kb list | head``): stop quietly, as other tools do.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except Exception as error:  # one line for the user; the traceback goes to the log file
         log.exception("command %s crashed", args.command)
         print(

@@ -130,3 +130,21 @@ def test_unidesk_home_environment_variable_is_honoured(tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stderr
     assert Path(result.stdout.strip()) == (tmp_path / "config" / "settings.toml").resolve()
+
+
+def test_closed_pipe_ends_quietly(tmp_path: Path) -> None:
+    """``unidesk kb list | head -1``: when the reader has gone, no traceback and no error line."""
+    environment = dict(os.environ)
+    environment.pop("UNIDESK_HOME", None)
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # nobody will ever read: the first write fails with a broken pipe
+    try:
+        result = subprocess.run(
+            [sys.executable, "-m", "app", "--home", str(tmp_path), "settings", "show"],
+            cwd=REPO_ROOT, stdout=write_end, stderr=subprocess.PIPE, env=environment, timeout=60,
+        )
+    finally:
+        os.close(write_end)
+    stderr = result.stderr.decode()
+    assert result.returncode == 0, stderr
+    assert "Traceback" not in stderr and "BrokenPipe" not in stderr

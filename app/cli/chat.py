@@ -44,8 +44,22 @@ def _manager(context: AppContext, *, measure_bandwidth: bool) -> tuple[EngineMan
     return EngineManager(lambda: report, lambda: context.settings), report
 
 
-def _progress(fraction: float, step: str) -> None:
-    print(f"\rloading {fraction:4.0%} {step:<40}", end="", file=sys.stderr, flush=True)
+class _LoadProgress:
+    """Loading progress on one terminal line; silent when stderr is not a terminal."""
+
+    def __init__(self) -> None:
+        self._last = ""
+        self._enabled = sys.stderr.isatty()
+
+    def __call__(self, fraction: float, step: str) -> None:
+        line = f"loading {fraction:4.0%} {step}"
+        if self._enabled and line != self._last:
+            self._last = line
+            print(f"\r{line:<60}", end="", file=sys.stderr, flush=True)
+
+    def clear(self) -> None:
+        if self._enabled and self._last:
+            print("\r" + " " * 60 + "\r", end="", file=sys.stderr, flush=True)
 
 
 def run_chat(args: argparse.Namespace, context: AppContext) -> int:
@@ -55,10 +69,10 @@ def run_chat(args: argparse.Namespace, context: AppContext) -> int:
         raise UserFacingError(f"--max-tokens must be at least 1, not {args.max_tokens}.")
     settings = context.settings
     manager, _ = _manager(context, measure_bandwidth=False)
-    loaded = manager.load(Path(args.model), None if args.json else _progress, context_length=args.ctx,
-                          parallel_sequences=1)
+    progress = _LoadProgress()
+    loaded = manager.load(Path(args.model), progress, context_length=args.ctx, parallel_sequences=1)
+    progress.clear()
     if not args.json:
-        print("\r" + " " * 60 + "\r", end="", file=sys.stderr)
         for note in loaded.notes:
             print(f"unidesk: note: {note}", file=sys.stderr)
     messages = [ChatMessage("user", args.prompt)]
@@ -107,10 +121,10 @@ def run_bench(args: argparse.Namespace, context: AppContext) -> int:
     if args.seqs < 1:
         raise UserFacingError(f"--seqs must be at least 1, not {args.seqs}.")
     manager, report = _manager(context, measure_bandwidth=True)
-    manager.load(Path(args.model), None if args.json else _progress, parallel_sequences=args.seqs,
+    progress = _LoadProgress()
+    manager.load(Path(args.model), progress, parallel_sequences=args.seqs,
                  context_length=max(args.prompt_tokens + args.max_tokens + 64, 512))
-    if not args.json:
-        print("\r" + " " * 60 + "\r", end="", file=sys.stderr)
+    progress.clear()
     try:
         plan = manager.status().plan
         assert plan is not None

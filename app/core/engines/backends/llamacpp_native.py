@@ -1,0 +1,361 @@
+"""llama.cpp through llama-cpp-python's ctypes API: log routing, model and context setup, failures."""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import logging
+import os
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from app.core.engines.base import EngineConfig, ModelLoadError, ProgressCallback
+
+LLAMA_LOGGER = logging.getLogger("llama_cpp")
+GGUF_MAGIC = b"GGUF"
+DEFAULT_BATCH_TOKENS = 512
+# ggml_type values of the KV-cache types EngineConfig.kv_cache_dtype may name.
+KV_CACHE_TYPES = {"f32": 0, "f16": 1, "q4_0": 2, "q4_1": 3, "q5_0": 6, "q5_1": 7, "q8_0": 8, "bf16": 30}
+QUANTIZED_KV_TYPES = frozenset({"q4_0", "q4_1", "q5_0", "q5_1", "q8_0"})
+FLASH_ATTENTION_TYPES = {"auto": -1, "off": 0, "on": 1}
+_OOM_MARKERS = (
+    "failed to allocate",
+    "out of memory",
+    "unable to allocate",
+    "cannot allocate memory",
+    "cudamalloc failed",
+    "bad_alloc",
+)
+
+
+def llama_library() -> Any:
+    """The llama-cpp-python low-level module (imported on first use; typed as Any on purpose)."""
+    import llama_cpp.llama_cpp as library
+
+    return library
+
+
+class LlamaLogRouter:
+    """Receives every llama.cpp/ggml log line and sends it to the ``llama_cpp`` logger at debug.
+
+    llama.cpp has one process-wide log hook, so there is one router per process (see
+    :func:`install_log_router`); it keeps its ctypes callback alive for as long as the
+    process runs. While a :meth:`capture` is open, lines are also collected for diagnosis.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._captures: list[list[str]] = []
+        self._pending = ""
+        library = llama_library()
+        self._callback = library.llama_log_callback(self._on_log)
+        library.llama_log_set(self._callback, ctypes.c_void_p(0))
+
+    def _on_log(self, level: int, text: bytes | None, user_data: Any) -> None:
+        del level, user_data
+        message = (text or b"").decode("utf-8", errors="replace")
+        with self._lock:
+            for capture in self._captures:
+                capture.append(message)
+            self._pending += message
+            if not self._pending.endswith("\n"):
+                return
+            line, self._pending = self._pending.rstrip("\n"), ""
+        if line and LLAMA_LOGGER.isEnabledFor(logging.DEBUG):
+            LLAMA_LOGGER.debug("%s", line)
+
+    @contextmanager
+    def capture(self) -> Iterator[list[str]]:
+        """Collect the log text llama.cpp writes inside the ``with`` block."""
+        lines: list[str] = []
+        with self._lock:
+            self._captures.append(lines)
+        try:
+            yield lines
+        finally:
+            with self._lock:
+                self._captures.remove(lines)
+
+
+@functools.cache
+def install_log_router() -> LlamaLogRouter:
+    """The process's llama.cpp log router, installed on first call (llama.cpp's hook is global)."""
+    return LlamaLogRouter()
+
+
+def default_thread_count() -> int:
+    """Threads for llama.cpp when the settings say 0: physical cores this process may use."""
+    try:
+        usable = len(os.sched_getaffinity(0))
+    except AttributeError:  # macOS, Windows
+        usable = os.cpu_count() or 4
+    try:
+        import psutil
+
+        physical = psutil.cpu_count(logical=False) or usable
+    except ImportError:
+        physical = usable
+    return max(1, min(usable, physical))
+
+
+def check_model_file(path: Path) -> None:
+    """Reject a missing, empty or non-GGUF file before llama.cpp sees it."""
+    if not path.exists():
+        raise ModelLoadError(f"Model file not found: {path}", "Check the path or choose another model.")
+    if not path.is_file():
+        raise ModelLoadError(f"Not a model file: {path} is a folder.", "Choose a .gguf file.", "not_a_model")
+    with path.open("rb") as handle:
+        magic = handle.read(len(GGUF_MAGIC))
+    if magic != GGUF_MAGIC:
+        what = "empty" if not magic else "not a GGUF model"
+        raise ModelLoadError(
+            f"{path.name} is {what}.", "Choose a .gguf model file (llama.cpp format).", "not_a_model"
+        )
+
+
+@dataclass
+class NativeModel:
+    """Pointers and sizes of a loaded model and its context (owned by the engine thread)."""
+
+    library: Any
+    model: Any
+    context: Any
+    vocab: Any
+    memory: Any
+    n_ctx: int
+    n_ctx_per_sequence: int
+    n_batch: int
+    n_sequences: int
+    n_vocab: int
+    model_name: str
+    chat_template: str | None
+    notes: tuple[str, ...] = ()
+    flash_attention: str = "unknown"
+    freed: bool = field(default=False)
+
+    def free(self) -> None:
+        """Free the context and the model (engine thread only; safe to call twice)."""
+        if self.freed:
+            return
+        self.freed = True
+        if self.context:
+            self.library.llama_free(self.context)
+        if self.model:
+            self.library.llama_model_free(self.model)
+
+
+def _meta_string(library: Any, model: Any, key: str) -> str | None:
+    size = 256
+    while True:
+        buffer = ctypes.create_string_buffer(size)
+        length = int(library.llama_model_meta_val_str(model, key.encode(), buffer, size))
+        if length < 0:
+            return None
+        if length < size:
+            return buffer.value.decode("utf-8", errors="replace")
+        size = length + 1
+
+
+def _interesting_line(lines: list[str]) -> str:
+    """The most telling error line in a captured llama.cpp log (for the user-facing message)."""
+    for line in reversed("".join(lines).splitlines()):
+        if "error loading model:" in line:
+            return line.split("error loading model:", 1)[1].strip()
+    for line in reversed("".join(lines).splitlines()):
+        lowered = line.lower()
+        if ("error" in lowered or "failed" in lowered) and "failed to load model" not in lowered:
+            return line.split(": ", 1)[-1].strip()
+    return ""
+
+
+def classify_model_failure(path: Path, lines: list[str]) -> ModelLoadError:
+    """Turn llama.cpp's log of a failed model load into a ModelLoadError with the right cause."""
+    text = "".join(lines).lower()
+    detail = _interesting_line(lines)
+    if "unknown model architecture" in text:
+        return ModelLoadError(
+            f"This llama.cpp build does not support the model's architecture ({detail}).",
+            "Update UniDesk (a newer llama.cpp may support it) or choose another model.",
+            "unsupported",
+        )
+    if any(marker in text for marker in _OOM_MARKERS):
+        return ModelLoadError(
+            f"Not enough memory to load {path.name}.",
+            "Choose a smaller model or quantization, or offload fewer layers to the GPU.",
+            "out_of_memory",
+        )
+    if "not within the file bounds" in text or "failed to read" in text or "magic" in text:
+        return ModelLoadError(
+            f"{path.name} is damaged or incomplete ({detail}).",
+            "Download the model again.",
+            "not_a_model",
+        )
+    return ModelLoadError(
+        f"llama.cpp could not load {path.name}: {detail or 'unknown error'}.",
+        "See the log file for details.",
+        "other",
+    )
+
+
+def classify_context_failure(config: EngineConfig, lines: list[str]) -> ModelLoadError:
+    """Context creation failed after the weights loaded: usually memory, sometimes a setting."""
+    text = "".join(lines)
+    detail = _interesting_line(lines)
+    if "does not divide n_embd_head" in text:
+        return ModelLoadError(
+            f"The {config.kv_cache_dtype} KV cache does not fit this model's head size ({detail}).",
+            "Use an f16 KV cache for this model.",
+            "other",
+        )
+    if "requires flash_attn" in text or "requires Flash Attention" in text:
+        return ModelLoadError(
+            f"A {config.kv_cache_dtype} KV cache needs flash attention, which is off or unsupported.",
+            "Set flash attention to auto or on, or use an f16 KV cache.",
+            "other",
+        )
+    return ModelLoadError(
+        f"Not enough memory for the KV cache of {config.parallel_sequences} chat(s) of "
+        f"{config.context_length} tokens.",
+        "Lower the context length or the number of parallel chats, or use a quantized KV cache.",
+        "out_of_memory",
+    )
+
+
+def _validate_config(config: EngineConfig) -> None:
+    if config.kv_cache_dtype not in KV_CACHE_TYPES:
+        raise ModelLoadError(
+            f"Unknown KV cache type {config.kv_cache_dtype!r} for llama.cpp.",
+            f"Choose one of: {', '.join(sorted(KV_CACHE_TYPES))}.",
+        )
+    if config.kv_cache_dtype in QUANTIZED_KV_TYPES and config.flash_attention == "off":
+        raise ModelLoadError(
+            f"A {config.kv_cache_dtype} KV cache needs flash attention, but it is set to off.",
+            "Set flash attention to auto or on, or use an f16 KV cache.",
+        )
+    if config.context_length < 1 or config.parallel_sequences < 1:
+        raise ModelLoadError(
+            "Context length and parallel chats must be at least 1.", "Check the engine settings."
+        )
+
+
+def _flash_attention_state(config: EngineConfig, lines: list[str]) -> str:
+    text = "".join(lines)
+    if config.flash_attention != "auto":
+        return "enabled" if config.flash_attention == "on" else "disabled"
+    if "Flash Attention enabled" in text or "enabling flash_attn" in text:
+        return "enabled"
+    if "Flash Attention was auto, set to disabled" in text or "not supported, set to disabled" in text:
+        return "disabled"
+    return "unknown"
+
+
+def load_native_model(
+    config: EngineConfig, progress: ProgressCallback | None, router: LlamaLogRouter
+) -> NativeModel:
+    """Load the model and create one context for ``config.parallel_sequences`` chats.
+
+    KV layout: ``kv_unified = False`` gives every sequence its own stream of
+    ``context_length`` cells (``n_ctx = context_length * N``), so one chat's attention
+    never scans another chat's cells; measured ~15% faster than a unified cache with 8 chats.
+    Must run on the engine thread.
+    """
+    _validate_config(config)
+    check_model_file(config.model_path)
+    library = llama_library()
+    library.llama_backend_init()
+
+    def on_progress(fraction: float, user_data: Any) -> bool:
+        del user_data
+        if progress is not None:
+            try:
+                progress(0.9 * float(fraction), "Loading weights")
+            except Exception:  # a failing progress display must not abort the load
+                LLAMA_LOGGER.exception("The load progress callback failed")
+        return True
+
+    progress_callback = library.llama_progress_callback(on_progress)
+    model_params = library.llama_model_default_params()
+    model_params.n_gpu_layers = config.gpu_layers  # negative: all layers
+    model_params.progress_callback = progress_callback
+    with router.capture() as model_log:
+        model = library.llama_model_load_from_file(str(config.model_path).encode(), model_params)
+    if not model:
+        raise classify_model_failure(config.model_path, model_log)
+
+    threads = config.threads if config.threads > 0 else default_thread_count()
+    n_sequences = config.parallel_sequences
+    n_batch = int(config.extra.get("n_batch", DEFAULT_BATCH_TOKENS))
+    context_params = library.llama_context_default_params()
+    context_params.n_ctx = config.context_length * n_sequences
+    context_params.n_batch = n_batch
+    context_params.n_ubatch = min(n_batch, int(config.extra.get("n_ubatch", n_batch)))
+    context_params.n_seq_max = n_sequences
+    context_params.kv_unified = False
+    context_params.n_threads = threads
+    context_params.n_threads_batch = threads
+    context_params.flash_attn_type = FLASH_ATTENTION_TYPES[config.flash_attention]
+    context_params.type_k = KV_CACHE_TYPES[config.kv_cache_dtype]
+    context_params.type_v = KV_CACHE_TYPES[config.kv_cache_dtype]
+    context_params.no_perf = True
+    if progress is not None:
+        progress(0.92, "Allocating the KV cache")
+    with router.capture() as context_log:
+        context = library.llama_init_from_model(model, context_params)
+    if not context:
+        library.llama_model_free(model)
+        raise classify_context_failure(config, context_log)
+
+    vocab = library.llama_model_get_vocab(model)
+    template = library.llama_model_chat_template(model, None)
+    name = _meta_string(library, model, "general.name") or config.model_path.stem
+    gpu_note = (
+        f"GPU layers: {config.gpu_layers if config.gpu_layers >= 0 else 'all'}"
+        if library.llama_supports_gpu_offload()
+        else "This llama.cpp build has no GPU offload; running on the CPU."
+    )
+    native = NativeModel(
+        library=library,
+        model=model,
+        context=context,
+        vocab=vocab,
+        memory=library.llama_get_memory(context),
+        n_ctx=int(library.llama_n_ctx(context)),
+        n_ctx_per_sequence=int(library.llama_n_ctx_seq(context)),
+        n_batch=int(library.llama_n_batch(context)),
+        n_sequences=n_sequences,
+        n_vocab=int(library.llama_vocab_n_tokens(vocab)),
+        model_name=name,
+        chat_template=template.decode("utf-8", errors="replace") if template else None,
+        flash_attention=_flash_attention_state(config, context_log),
+    )
+    native.notes = (
+        gpu_note,
+        f"Flash attention: {native.flash_attention}",
+        f"KV cache: {config.kv_cache_dtype}, {n_sequences} stream(s) of {native.n_ctx_per_sequence} cells",
+        f"Threads: {threads}",
+    )
+    return native
+
+
+def describe_build() -> dict[str, Any]:
+    """What this llama.cpp build can do (system info, GPU offload, limits)."""
+    library = llama_library()
+    from importlib import metadata
+
+    try:
+        version = metadata.version("llama-cpp-python")
+    except metadata.PackageNotFoundError:
+        version = "unknown"
+    return {
+        "llama_cpp_python": version,
+        "system_info": library.llama_print_system_info().decode("utf-8", errors="replace").strip(),
+        "gpu_offload": bool(library.llama_supports_gpu_offload()),
+        "mmap": bool(library.llama_supports_mmap()),
+        "mlock": bool(library.llama_supports_mlock()),
+        "max_devices": int(library.llama_max_devices()),
+        "max_parallel_sequences": int(library.llama_max_parallel_sequences()),
+    }

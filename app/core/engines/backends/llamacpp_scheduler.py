@@ -1,0 +1,383 @@
+"""The llama.cpp engine thread: continuous batching of N chats over one context, one decode per step."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from concurrent.futures import CancelledError, Future
+from dataclasses import dataclass
+from typing import Any
+
+from app.core.engines.backends.llamacpp_native import NativeModel
+from app.core.engines.backends.llamacpp_requests import ActiveRequest, PendingRequest, unstarted_metrics
+from app.core.engines.backends.llamacpp_sampling import SamplerChain
+from app.core.engines.backends.llamacpp_slots import SlotTable
+from app.core.engines.backends.llamacpp_stats import EngineTotals, ThroughputWindow
+from app.core.engines.backends.llamacpp_tokens import NativeTokenizer
+from app.core.engines.base import EngineDeadError, EngineError
+from app.core.engines.metrics import EngineMetrics, FinishReason, RequestMetrics
+from app.core.engines.stream import RequestStream
+
+LOGGER = logging.getLogger(__name__)
+PUBLISH_INTERVAL_S = 0.25
+"""How often running requests' metrics and the engine snapshot are refreshed while decoding."""
+
+
+@dataclass(frozen=True)
+class _Cancel:
+    request_id: str
+
+
+@dataclass(frozen=True)
+class _Call:
+    function: Callable[[], Any]
+    future: Future[Any]
+
+
+class _Stop:
+    pass
+
+
+class BatchScheduler:
+    """Owns the context on the engine thread; other threads talk to it only through its inbox.
+
+    Each step batches the next token of every decoding chat plus prefill chunks of chats
+    that just got a slot (up to ``n_batch`` tokens), runs one ``llama_decode`` and samples
+    every chat that has logits with its own llama.cpp sampler chain. Finished chats free
+    their slot at once; waiting chats are admitted between steps.
+    """
+
+    def __init__(self, native: NativeModel, tokenizer: NativeTokenizer, context_limit: int, reuse: bool) -> None:
+        self.native = native
+        self.tokenizer = tokenizer
+        self.context_limit = context_limit
+        self._reuse = reuse
+        self._library = native.library
+        self._batch = self._library.llama_batch_init(native.n_batch, 0, 1)
+        for index in range(native.n_batch):
+            self._batch.n_seq_id[index] = 1
+        self._seq_rows = [self._batch.seq_id[index] for index in range(native.n_batch)]
+        self._slots = SlotTable(native.n_sequences)
+        self._inbox: deque[PendingRequest | _Cancel | _Call | _Stop] = deque()
+        self._wakeup = threading.Condition()
+        self._waiting: deque[PendingRequest] = deque()
+        self._decoding: list[ActiveRequest] = []
+        self._prefilling: list[ActiveRequest] = []
+        self._ended: list[tuple[RequestStream, FinishReason, RequestMetrics, BaseException | None]] = []
+        self._stopping = False
+        self.alive = True
+        self._window = ThroughputWindow()
+        self._totals = EngineTotals()
+        self._next_publish = 0.0
+        self._snapshot = self._build_snapshot(time.perf_counter(), kv_cells_used=0)
+
+    # ---- any thread ----------------------------------------------------------------------
+    def _post(self, item: PendingRequest | _Cancel | _Call | _Stop) -> None:
+        with self._wakeup:
+            self._inbox.append(item)
+            self._wakeup.notify()
+
+    def submit(self, pending: PendingRequest) -> None:
+        self._post(pending)
+
+    def cancel(self, request_id: str) -> None:
+        self._post(_Cancel(request_id))
+
+    def stop(self) -> None:
+        self._post(_Stop())
+
+    def call(self, function: Callable[[], Any], timeout: float | None = None) -> Any:
+        """Run ``function`` on the engine thread between steps and return its result."""
+        if not self.alive:
+            raise EngineDeadError("The llama.cpp engine has stopped.", "Load the model again.")
+        future: Future[Any] = Future()
+        self._post(_Call(function, future))
+        try:
+            return future.result(timeout)
+        except CancelledError:
+            raise EngineDeadError("The llama.cpp engine stopped.", "Load the model again.") from None
+
+    def snapshot(self) -> EngineMetrics:
+        """The latest published metrics (refreshed a few times a second while busy)."""
+        return self._snapshot
+
+    # ---- engine thread ---------------------------------------------------------------------
+    def run(self) -> None:
+        """The engine thread's loop; returns after stop(), having freed every native object."""
+        try:
+            while self._take_inbox():
+                if self._decoding or self._prefilling:
+                    self._step()
+        except BaseException as error:
+            LOGGER.exception("The llama.cpp engine thread failed")
+            self.alive = False
+            dead = EngineDeadError(f"The llama.cpp engine stopped: {error}", "Load the model again.")
+            self._end_everything("error", dead)
+        finally:
+            self.alive = False
+            self._end_everything("cancelled", None)
+            self._library.llama_batch_free(self._batch)
+            self.tokenizer.close()
+            self.native.free()
+
+    def _take_inbox(self) -> bool:
+        """Handle queued commands (blocking while there is nothing to do); False once stopped."""
+        if self._inbox or not (self._decoding or self._prefilling):
+            with self._wakeup:
+                while not self._inbox and not (self._decoding or self._prefilling):
+                    self._publish(time.perf_counter())
+                    self._wakeup.wait()
+                items = list(self._inbox)
+                self._inbox.clear()
+            for item in items:
+                self._handle(item)
+        if self._waiting and not self._stopping:
+            self._admit(time.perf_counter())
+        return not self._stopping
+
+    def _handle(self, item: PendingRequest | _Cancel | _Call | _Stop) -> None:
+        if isinstance(item, PendingRequest):
+            self._waiting.append(item)
+            self._next_publish = 0.0
+        elif isinstance(item, _Cancel):
+            self._cancel(item.request_id)
+        elif isinstance(item, _Call):
+            if item.future.set_running_or_notify_cancel():
+                try:
+                    item.future.set_result(item.function())
+                except Exception as error:
+                    item.future.set_exception(error)
+        else:
+            self._stopping = True
+
+    def _cancel(self, request_id: str) -> None:
+        now = time.perf_counter()
+        for pending in self._waiting:
+            if pending.request.request_id == request_id:
+                self._waiting.remove(pending)
+                pending.stream.finish("cancelled", unstarted_metrics(pending, now, "cancelled"))
+                return
+        for active in (*self._decoding, *self._prefilling):
+            if active.request_id == request_id:
+                self._finish(active, "cancelled", now)
+                self._settle()
+                return
+
+    def _admit(self, now: float) -> None:
+        """Give idle slots to waiting requests, in arrival order."""
+        library = self._library
+        admitted = False
+        while self._waiting:
+            pending = self._waiting[0]
+            choice = self._slots.acquire(pending.request.conversation_id, pending.prompt_tokens, self._reuse)
+            if choice is None:
+                break
+            self._waiting.popleft()
+            slot = choice.slot
+            library.llama_memory_seq_rm(self.native.memory, slot.seq_id, choice.reused_tokens, -1)
+            del slot.tokens[choice.reused_tokens :]
+            sampler = SamplerChain(library, pending.request.sampling, self.native.n_vocab)
+            sampler.accept_prompt(pending.prompt_tokens)
+            active = ActiveRequest(pending, slot, choice.reused_tokens, sampler, now)
+            self._prefilling.append(active)
+            self._totals.prompt_tokens += len(active.prompt)
+            self._totals.reused_prompt_tokens += choice.reused_tokens
+            admitted = True
+        if admitted:
+            self._publish(now)
+
+    def _step(self) -> None:
+        """One llama_decode over every running chat; then sample and stream their tokens."""
+        started = time.perf_counter()
+        batch = self._batch
+        tokens, positions, logits, seq_rows = batch.token, batch.pos, batch.logits, self._seq_rows
+        outputs: list[tuple[int, ActiveRequest]] = []
+        count = 0
+        for active in self._decoding:
+            slot_tokens = active.slot.tokens
+            tokens[count] = active.next_token
+            positions[count] = len(slot_tokens)
+            seq_rows[count][0] = active.seq_id
+            logits[count] = 1
+            slot_tokens.append(active.next_token)
+            outputs.append((count, active))
+            count += 1
+        decoded = count
+        count = self._add_prefill_chunks(count, outputs)
+        batch.n_tokens = count
+        result = self._library.llama_decode(self.native.context, batch)
+        if result != 0:
+            self._decode_failed(result, outputs)
+            return
+        ended = time.perf_counter()
+        self._window.record(started, ended, decoded, count - decoded)
+        self._sample(outputs, ended)
+        if ended >= self._next_publish:
+            self._publish(ended)
+
+    def _add_prefill_chunks(self, count: int, outputs: list[tuple[int, ActiveRequest]]) -> int:
+        batch = self._batch
+        tokens, positions, logits, seq_rows = batch.token, batch.pos, batch.logits, self._seq_rows
+        budget = self.native.n_batch - count
+        for active in self._prefilling:
+            if budget <= 0:
+                break
+            start = active.prefill_position
+            chunk = active.prompt[start : start + budget]
+            seq_id = active.seq_id
+            for offset, token in enumerate(chunk):
+                tokens[count] = token
+                positions[count] = start + offset
+                seq_rows[count][0] = seq_id
+                logits[count] = 0
+                count += 1
+            budget -= len(chunk)
+            active.slot.tokens.extend(chunk)
+            active.prefill_position = start + len(chunk)
+            if active.prefill_position == len(active.prompt):
+                logits[count - 1] = 1
+                outputs.append((count - 1, active))
+        return count
+
+    def _sample(self, outputs: list[tuple[int, ActiveRequest]], now: float) -> None:
+        sample = self._library.llama_sampler_sample
+        context = self.native.context
+        token_info = self.tokenizer.token_info
+        limit = self.context_limit
+        any_finished = False
+        moved_to_decoding = False
+        for index, active in outputs:
+            token = sample(active.sampler_pointer, context, index)
+            active.generated += 1
+            active.last_token_at = now
+            if active.first_token_at is None:
+                active.first_token_at = now
+                self._totals.last_time_to_first_token_s = now - active.submitted_at
+                moved_to_decoding = True
+            piece, end_of_generation = token_info(token)
+            if (end_of_generation and not active.ignore_eos) or active.emit(piece):
+                self._finish(active, "stop", now)
+            elif active.generated >= active.max_tokens or len(active.slot.tokens) >= limit:
+                self._finish(active, "length", now)
+            else:
+                active.next_token = token
+                continue
+            any_finished = True
+        if moved_to_decoding:
+            self._decoding.extend(a for a in self._prefilling if a.first_token_at is not None and not a.done)
+            self._prefilling = [a for a in self._prefilling if a.first_token_at is None and not a.done]
+        if any_finished:
+            self._settle()
+
+    def _finish(
+        self, active: ActiveRequest, reason: FinishReason, now: float, error: BaseException | None = None
+    ) -> None:
+        """End a running request: flush its text, free its sampler and its slot (the KV stays).
+
+        The stream itself is finished in :meth:`_settle`, after the snapshot counts it.
+        """
+        if active.done:
+            return
+        active.done = True
+        if reason != "error":
+            active.flush_text()
+        active.sampler.free()
+        self._slots.release(active.slot)
+        self._totals.requests_finished += 1
+        self._totals.tokens_generated += active.generated
+        self._ended.append((active.stream, reason, active.metrics(now, reason), error))
+
+    def _settle(self) -> None:
+        """After requests ended: drop them, admit waiting ones, publish, then finish their streams."""
+        self._decoding = [active for active in self._decoding if not active.done]
+        self._prefilling = [active for active in self._prefilling if not active.done]
+        now = time.perf_counter()
+        if self._waiting and not self._stopping:
+            self._admit(now)
+        self._publish(now)
+        ended, self._ended = self._ended, []
+        for stream, reason, metrics, error in ended:
+            stream.finish(reason, metrics, error)
+
+    def _decode_failed(self, result: int, outputs: list[tuple[int, ActiveRequest]]) -> None:
+        """llama_decode failed: end the chats in this batch with an error and clear their KV."""
+        LOGGER.error("llama_decode returned %d", result)
+        now = time.perf_counter()
+        error = EngineError(f"llama.cpp failed to decode (code {result}).", "Try again with a shorter chat.")
+        for active in (*self._decoding, *self._prefilling):
+            self._library.llama_memory_seq_rm(self.native.memory, active.seq_id, -1, -1)
+            self._slots.forget(active.slot)
+            self._finish(active, "error", now, error)
+        del outputs[:]
+        self._settle()
+
+    def _end_everything(self, reason: FinishReason, error: BaseException | None) -> None:
+        now = time.perf_counter()
+        for active in (*self._decoding, *self._prefilling):
+            self._finish(active, reason, now, error)
+        self._stopping = True
+        self._settle()
+        while self._waiting:
+            pending = self._waiting.popleft()
+            pending.stream.finish(reason, unstarted_metrics(pending, now, reason), error)
+        while self._inbox:
+            item = self._inbox.popleft()
+            if isinstance(item, PendingRequest):
+                item.stream.finish(reason, unstarted_metrics(item, now, reason), error)
+            elif isinstance(item, _Call):
+                item.future.cancel()
+        self._publish(now)
+
+    # ---- engine thread: housekeeping ------------------------------------------------------
+    def forget_conversation(self, conversation_id: str) -> None:
+        """Clear the KV of idle slots owned by ``conversation_id`` (used after the warm-up)."""
+        for slot in self._slots.slots:
+            if slot.conversation_id == conversation_id and not slot.busy:
+                self._library.llama_memory_seq_rm(self.native.memory, slot.seq_id, -1, -1)
+                self._slots.forget(slot)
+        self._publish(time.perf_counter())
+
+    def reset_statistics(self) -> None:
+        """Start totals and rates afresh (after the warm-up request)."""
+        self._totals = EngineTotals()
+        self._window.clear()
+        self._publish(time.perf_counter())
+
+    def _kv_cells_used(self) -> int:
+        pos_max = self._library.llama_memory_seq_pos_max
+        memory = self.native.memory
+        return sum(int(pos_max(memory, slot.seq_id)) + 1 for slot in self._slots.slots)
+
+    def _publish(self, now: float) -> None:
+        self._next_publish = now + PUBLISH_INTERVAL_S
+        for active in (*self._decoding, *self._prefilling):
+            active.stream.update_metrics(active.metrics(now))
+        self._snapshot = self._build_snapshot(now, self._kv_cells_used() if not self.native.freed else 0)
+
+    def _build_snapshot(self, now: float, kv_cells_used: int) -> EngineMetrics:
+        decode_rate, prefill_rate = self._window.rates(now)
+        totals = self._totals
+        return EngineMetrics(
+            backend="llamacpp",
+            model_name=self.native.model_name,
+            running_requests=len(self._decoding) + len(self._prefilling),
+            waiting_requests=len(self._waiting),
+            kv_cells_used=kv_cells_used,
+            kv_cells_capacity=self.native.n_ctx,
+            prefix_cache_hit_rate=totals.prefix_cache_hit_rate,
+            decode_tokens_per_s=decode_rate,
+            prefill_tokens_per_s=prefill_rate,
+            last_time_to_first_token_s=totals.last_time_to_first_token_s,
+            requests_finished=totals.requests_finished,
+            tokens_generated=totals.tokens_generated,
+            extra={
+                "context_limit_tokens": float(self.context_limit),
+                "parallel_sequences": float(self.native.n_sequences),
+                "idle_slots_with_cache": float(
+                    sum(1 for slot in self._slots.slots if slot.tokens and not slot.busy)
+                ),
+            },
+        )

@@ -1,0 +1,101 @@
+"""Renders chat messages into a prompt with a model's Jinja chat template (sandboxed)."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any, NoReturn
+
+from app.core.engines.base import EngineError
+from app.core.engines.requests import ChatMessage
+
+LOGGER = logging.getLogger(__name__)
+
+CHATML_TEMPLATE = (
+    "{% for message in messages %}"
+    "{{ '<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>' + '\\n' }}"
+    "{% endfor %}"
+    "{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}"
+)
+"""Used when a model carries no chat template (or one that does not parse)."""
+
+
+class ChatTemplateError(EngineError):
+    """The model's chat template refused or failed to render a conversation."""
+
+
+class _TemplateRaised(Exception):
+    """What ``raise_exception(...)`` inside a template throws."""
+
+
+def _raise_exception(message: str) -> NoReturn:
+    raise _TemplateRaised(message)
+
+
+def _strftime_now(format_string: str) -> str:
+    return datetime.now().strftime(format_string)
+
+
+def _to_json(value: Any, indent: int | None = None, ensure_ascii: bool = False, sort_keys: bool = False) -> str:
+    return json.dumps(value, indent=indent, ensure_ascii=ensure_ascii, sort_keys=sort_keys)
+
+
+class ChatTemplate:
+    """A compiled chat template plus the special-token texts it may refer to.
+
+    Rendering follows the conventions of Hugging Face chat templates (which GGUF files
+    carry as ``tokenizer.chat_template``): ``trim_blocks``/``lstrip_blocks``, the variables
+    ``messages``, ``add_generation_prompt``, ``bos_token``, ``eos_token`` and the helpers
+    ``raise_exception``, ``strftime_now`` and ``tojson``. Templates run in Jinja's immutable
+    sandbox, so a malicious model file cannot reach Python objects.
+    """
+
+    def __init__(self, source: str | None, bos_token: str = "", eos_token: str = "") -> None:
+        self.bos_token = bos_token
+        self.eos_token = eos_token
+        self.is_fallback = not source
+        self._template = self._compile(source or CHATML_TEMPLATE)
+
+    def _compile(self, source: str) -> Any:
+        from jinja2 import TemplateError
+        from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+        environment = ImmutableSandboxedEnvironment(
+            trim_blocks=True, lstrip_blocks=True, extensions=["jinja2.ext.loopcontrols"]
+        )
+        environment.filters["tojson"] = _to_json
+        environment.globals["raise_exception"] = _raise_exception
+        environment.globals["strftime_now"] = _strftime_now
+        try:
+            return environment.from_string(source)
+        except TemplateError as error:
+            if source == CHATML_TEMPLATE:
+                raise
+            LOGGER.warning("The model's chat template does not parse (%s); using ChatML instead.", error)
+            self.is_fallback = True
+            return environment.from_string(CHATML_TEMPLATE)
+
+    def render(self, messages: Sequence[ChatMessage], add_generation_prompt: bool = True) -> str:
+        """The prompt text for ``messages``; raises ChatTemplateError when the template refuses them."""
+        from jinja2 import TemplateError
+
+        try:
+            rendered: str = self._template.render(
+                messages=[{"role": message.role, "content": message.content} for message in messages],
+                add_generation_prompt=add_generation_prompt,
+                bos_token=self.bos_token,
+                eos_token=self.eos_token,
+            )
+        except _TemplateRaised as refusal:
+            raise ChatTemplateError(
+                f"The model's chat template rejected the conversation: {refusal}",
+                "Check the order of roles (some models need user and assistant to alternate).",
+            ) from refusal
+        except (TemplateError, TypeError, ValueError, KeyError) as error:
+            raise ChatTemplateError(
+                f"The model's chat template failed: {error}",
+                "The model file's template may be broken; try another build of the model.",
+            ) from error
+        return rendered

@@ -1,0 +1,103 @@
+"""Tests of sequence-slot choice: own conversation first, prompt-prefix reuse, LRU eviction."""
+
+from __future__ import annotations
+
+from app.core.engines.backends.llamacpp_slots import SlotTable, common_prefix_length
+
+
+def test_common_prefix_length_across_chunk_boundaries() -> None:
+    base = list(range(1000))
+    assert common_prefix_length(base, base) == 1000
+    assert common_prefix_length(base, base[:300]) == 300
+    changed = [*base[:700], -1, *base[701:]]
+    assert common_prefix_length(base, changed) == 700
+    assert common_prefix_length([], base) == 0
+
+
+def _finish(table: SlotTable, conversation_id: str | None, prompt: list[int], generated: list[int]) -> int:
+    """Run a request to completion on the table; return the slot's seq id."""
+    choice = table.acquire(conversation_id, prompt)
+    assert choice is not None
+    choice.slot.tokens[:] = prompt + generated
+    table.release(choice.slot)
+    return choice.slot.seq_id
+
+
+def test_a_conversation_returns_to_its_slot_and_reuses_its_prefix() -> None:
+    table = SlotTable(2)
+    seq_a = _finish(table, "a", [1, 2, 3], [4, 5])
+    _finish(table, "b", [1, 9, 9], [7])
+    choice = table.acquire("a", [1, 2, 3, 4, 5, 6, 7])
+    assert choice is not None
+    assert choice.slot.seq_id == seq_a
+    assert choice.reused_tokens == 5
+
+
+def test_an_identical_prompt_keeps_its_last_token_to_decode() -> None:
+    table = SlotTable(1)
+    _finish(table, "a", [1, 2, 3], [])
+    choice = table.acquire("a", [1, 2, 3])
+    assert choice is not None and choice.reused_tokens == 2
+
+
+def test_the_least_recently_used_conversation_is_evicted_when_all_slots_are_owned() -> None:
+    table = SlotTable(2)
+    header = [1, 2]
+    seq_a = _finish(table, "a", [*header, 10, 11, 12], [13])
+    seq_b = _finish(table, "b", [*header, 20, 21, 22], [23])
+    assert seq_a != seq_b
+    choice = table.acquire("c", [*header, 30, 31, 32])
+    assert choice is not None
+    assert choice.slot.seq_id == seq_a
+    assert choice.slot.conversation_id == "c"
+    assert choice.reused_tokens == len(header)
+
+
+def test_requests_wait_when_every_slot_is_busy() -> None:
+    table = SlotTable(2)
+    assert table.acquire(None, [1]) is not None
+    assert table.acquire(None, [2]) is not None
+    assert table.busy_count == 2
+    assert table.acquire(None, [3]) is None
+
+
+def test_a_prompt_mostly_cached_in_another_conversation_takes_that_slot() -> None:
+    table = SlotTable(2)
+    seq_a = _finish(table, "a", [1, 2, 3, 4, 5, 6], [])
+    choice = table.acquire("b", [1, 2, 3, 4, 5, 60])
+    assert choice is not None
+    assert choice.slot.seq_id == seq_a
+    assert choice.reused_tokens == 5
+
+
+def test_an_anonymous_request_takes_the_slot_holding_most_of_its_prompt() -> None:
+    table = SlotTable(3)
+    _finish(table, "a", [1, 2, 3, 4], [])
+    seq_b = _finish(table, "b", [5, 6, 7, 8, 9, 10], [])
+    choice = table.acquire(None, [5, 6, 7, 8, 9, 99])
+    assert choice is not None
+    assert choice.slot.seq_id == seq_b
+    assert choice.reused_tokens == 5
+
+
+def test_a_new_conversation_prefers_a_free_slot_to_evicting_one() -> None:
+    table = SlotTable(2)
+    seq_a = _finish(table, "a", [1, 2, 3, 4], [5])
+    choice = table.acquire("b", [1, 7, 8, 9])
+    assert choice is not None
+    assert choice.slot.seq_id != seq_a
+
+
+def test_without_reuse_nothing_counts_as_cached() -> None:
+    table = SlotTable(1)
+    _finish(table, "a", [1, 2, 3], [4])
+    choice = table.acquire("a", [1, 2, 3, 4, 5], reuse=False)
+    assert choice is not None and choice.reused_tokens == 0
+
+
+def test_forget_clears_tokens_and_owner() -> None:
+    table = SlotTable(1)
+    _finish(table, "a", [1, 2, 3], [])
+    slot = table.slots[0]
+    table.forget(slot)
+    assert slot.tokens == [] and slot.conversation_id is None
