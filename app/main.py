@@ -50,6 +50,21 @@ def build_context(home: str | None, *, verbose: bool) -> AppContext:
     return AppContext(paths=paths, settings_store=store, settings_load=load, log_file=log_file)
 
 
+def start_gui(context: AppContext) -> int:
+    """Build the objects the window shares with its workers, then open it (Qt loads only now)."""
+    from app.core.engines.manager import EngineManager
+    from app.core.hardware import probe_hardware
+    from app.ui.application import run_gui
+    from app.ui.state.gui_services import GuiServices
+    from app.ui.state.live_settings import LiveSettings
+    from app.ui.state.machine_facts import MachineFacts
+
+    live_settings = LiveSettings(context.settings)
+    machine = MachineFacts(probe_hardware)
+    manager = EngineManager(machine.current, live_settings.get)
+    return run_gui(context, GuiServices(manager, live_settings, machine))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     disable_library_telemetry()
     args = build_parser().parse_args(argv)
@@ -60,9 +75,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     log.info("UniDesk %s starting (command: %s)", __version__, args.command or "gui")
     if args.command is None:
-        from app.ui.application import run_gui  # Qt is imported only when the window opens
-
-        return run_gui(context)
+        return start_gui(context)
     try:
         return run_command(args, context)
     except UserFacingError as error:

@@ -6,11 +6,12 @@ import logging
 import sys
 
 from app.context import AppContext
+from app.ui.state.gui_services import GuiServices
 
 log = logging.getLogger(__name__)
 
 
-def run_gui(context: AppContext) -> int:
+def run_gui(context: AppContext, services: GuiServices) -> int:
     """Open the main window and run the event loop until it closes; returns the exit code."""
     try:
         from PySide6.QtWidgets import QApplication
@@ -18,13 +19,20 @@ def run_gui(context: AppContext) -> int:
         print(f"unidesk: error: the window needs PySide6, which failed to load: {error}", file=sys.stderr)
         return 1
     from app.ui.main_window import MainWindow
+    from app.ui.pyside_workarounds import protect_none_from_pyside
+    from app.ui.theme import apply_theme
+
+    protect_none_from_pyside()
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
+    assert isinstance(app, QApplication)
     app.setApplicationName("UniDesk")
     app.setOrganizationName("UniDesk")
-    window = MainWindow(context)
+    apply_theme(app, context.settings.str_value("ui.theme"))
+    window = MainWindow(context, services)
     window.show()
     log.info("window shown")
     code = app.exec()
     window.shutdown()
+    services.engine_manager.unload()
     return int(code)

@@ -2,48 +2,32 @@
 
 from __future__ import annotations
 
-import logging
+import time
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+from PySide6.QtCore import QObject, QThreadPool, QTimer
 
-log = logging.getLogger(__name__)
+from app.ui.bridge_jobs import Job, JobSignals, LaneTickets, ProgressReporter, ThrottledProgress
 
+PROGRESS_DELAY_S = 0.5
+"""Like Anki: progress appears only for work that is still running after this long."""
 
-class _Outcome(QObject):
-    """Carries a worker's result to the GUI thread through a queued signal."""
-
-    succeeded = Signal(object)
-    failed = Signal(object)
-
-
-class _Job(QRunnable):
-    def __init__(self, work: Callable[[], Any], outcome: _Outcome) -> None:
-        super().__init__()
-        self._work = work
-        self._outcome = outcome
-
-    def run(self) -> None:
-        try:
-            result = self._work()
-        except Exception as error:  # reported to the GUI, which decides how to show it
-            log.exception("background job failed")
-            self._outcome.failed.emit(error)
-        else:
-            self._outcome.succeeded.emit(result)
+__all__ = ["PROGRESS_DELAY_S", "Bridge", "ProgressReporter"]
 
 
 class Bridge(QObject):
-    """Runs plain-Python work on a thread pool; ``on_done``/``on_error`` run on the GUI thread.
+    """Runs plain-Python work on a thread pool; ``on_done``/``on_error``/``on_progress`` run on the GUI thread.
 
-    Workers never touch Qt objects: they return plain immutable data.
+    Workers never touch Qt objects: they return plain immutable data. Give a bridge a pool of one
+    thread (``QThreadPool`` with ``maxThreadCount`` 1) for work that must run in order.
     """
 
     def __init__(self, parent: QObject | None = None, pool: QThreadPool | None = None) -> None:
         super().__init__(parent)
         self._pool = pool or QThreadPool(self)
-        self._pending: set[_Outcome] = set()
+        self._pending: set[JobSignals] = set()
+        self._tickets = LaneTickets()
 
     def run_in_background(
         self,
@@ -51,7 +35,71 @@ class Bridge(QObject):
         on_done: Callable[[Any], None],
         on_error: Callable[[Exception], None] | None = None,
     ) -> None:
-        outcome = _Outcome(self)  # lives on the GUI thread, so its slots run there
+        """Run ``work()`` on the pool; its result goes to ``on_done``, an exception to ``on_error``."""
+        self._start(work, on_done, on_error)
+
+    def run_with_progress(
+        self,
+        work: Callable[[ProgressReporter], Any],
+        on_done: Callable[[Any], None],
+        on_error: Callable[[Exception], None] | None = None,
+        on_progress: Callable[[float, str], None] | None = None,
+        *,
+        show_progress_after_s: float = PROGRESS_DELAY_S,
+    ) -> None:
+        """Run ``work(report)``; ``report(fraction, text)`` reaches ``on_progress`` only once the work
+        has run for ``show_progress_after_s`` (short jobs never flicker a progress bar).
+        """
+        signals = JobSignals(self)
+        reporter = ThrottledProgress(signals)
+        if on_progress is not None:
+            self._connect_delayed_progress(signals, on_progress, show_progress_after_s)
+        self._start(lambda: work(reporter), on_done, on_error, signals=signals)
+
+    def run_latest(
+        self,
+        lane: str,
+        work: Callable[[], Any],
+        on_done: Callable[[Any], None],
+        on_error: Callable[[Exception], None] | None = None,
+    ) -> None:
+        """Like ``run_in_background``, but a newer submission to ``lane`` supersedes this one:
+        if it has not started it is skipped, and if it has, its result is dropped (napari-style).
+        """
+        is_current = self._tickets.issue(lane)
+
+        def deliver(result: Any) -> None:
+            if is_current():
+                on_done(result)
+
+        def deliver_error(error: Exception) -> None:
+            if is_current() and on_error is not None:
+                on_error(error)
+
+        self._start(work, deliver, deliver_error, should_run=is_current)
+
+    def drop_lane(self, lane: str) -> None:
+        """Forget work submitted to ``lane``: queued work is skipped and results are dropped."""
+        self._tickets.retire(lane)
+
+    def wait_for_all(self, timeout_ms: int = 5000) -> bool:
+        """Block until running jobs end (shutdown and tests only)."""
+        return self._pool.waitForDone(timeout_ms)
+
+    def busy(self) -> bool:
+        """True while any submitted job has not reported back."""
+        return bool(self._pending)
+
+    def _start(
+        self,
+        work: Callable[[], Any],
+        on_done: Callable[[Any], None],
+        on_error: Callable[[Exception], None] | None,
+        *,
+        signals: JobSignals | None = None,
+        should_run: Callable[[], bool] | None = None,
+    ) -> None:
+        outcome = signals or JobSignals(self)  # lives on the GUI thread, so its slots run there
         self._pending.add(outcome)
 
         def finish() -> None:
@@ -63,8 +111,28 @@ class Bridge(QObject):
         if on_error is not None:
             outcome.failed.connect(on_error)
         outcome.failed.connect(finish)
-        self._pool.start(_Job(work, outcome))
+        outcome.skipped.connect(finish)
+        self._pool.start(Job(work, outcome, should_run))
 
-    def wait_for_all(self, timeout_ms: int = 5000) -> bool:
-        """Block until running jobs end (shutdown and tests only)."""
-        return self._pool.waitForDone(timeout_ms)
+    def _connect_delayed_progress(
+        self, signals: JobSignals, on_progress: Callable[[float, str], None], delay_s: float
+    ) -> None:
+        started = time.monotonic()
+        latest: list[tuple[float, str]] = []
+        timer = QTimer(signals)
+        timer.setSingleShot(True)
+
+        def show_latest() -> None:
+            if latest:
+                on_progress(*latest[-1])
+
+        def progressed(fraction: float, text: str) -> None:
+            latest[:] = [(fraction, text)]
+            remaining_s = delay_s - (time.monotonic() - started)
+            if remaining_s <= 0:
+                on_progress(fraction, text)
+            elif not timer.isActive():
+                timer.start(max(1, int(remaining_s * 1000)))
+
+        timer.timeout.connect(show_latest)
+        signals.progressed.connect(progressed)

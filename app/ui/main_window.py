@@ -1,47 +1,139 @@
-"""The main window: for now, what this machine can run and how the settings loaded."""
+"""The main window shell: conversations sidebar slot, chat area slot, gauges dock, model status, menus."""
 
 from __future__ import annotations
 
+import logging
+import time
 from pathlib import Path
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QCloseEvent, QFontDatabase
-from PySide6.QtWidgets import QLabel, QMainWindow, QVBoxLayout, QWidget
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShowEvent
+from PySide6.QtWidgets import (
+    QApplication,
+    QDockWidget,
+    QFileDialog,
+    QMainWindow,
+    QSplitter,
+    QStackedWidget,
+    QWidget,
+)
 
 from app.context import AppContext
-from app.core.hardware import HardwareReport, format_report, probe_hardware
+from app.core.config import Settings, spec_for
+from app.core.config.schema import same_value
+from app.core.engines.base import LoadedModel
+from app.core.hardware import HardwareReport, format_report
+from app.core.services.gauge_readings import GaugeSnapshot
+from app.core.util.errors import UserFacingError
 from app.ui.bridge import Bridge
+from app.ui.gauges.gauge_sampler import GaugeSampler
+from app.ui.gauges.gauges_panel import GaugesPanel
+from app.ui.model_loader import ModelLoader
+from app.ui.settings.declaration_text import declared
+from app.ui.settings.settings_dialog import SettingsDialog
+from app.ui.state.gui_services import GuiServices
+from app.ui.status.model_status import ModelStatus
+from app.ui.theme import apply_theme
+from app.ui.welcome.welcome_page import WelcomePage
+from app.ui.window_layout import WindowLayout
+
+log = logging.getLogger(__name__)
 
 
 class MainWindow(QMainWindow):
-    """Top-level window. The probe runs on a worker so the window appears at once."""
+    """Top-level window. Appears at once; the probe, model loading and gauge readings run on workers.
 
-    def __init__(self, context: AppContext) -> None:
+    Slots left for the chat half: ``set_conversation_sidebar(widget)`` fills the left sidebar,
+    ``set_chat_view(widget)`` replaces the welcome page, ``add_side_dock(dock)`` tabs a dock
+    (knowledge base) with the gauges.
+    """
+
+    def __init__(self, context: AppContext, services: GuiServices) -> None:
         super().__init__()
         self._context = context
+        self.services = services
         self._bridge = Bridge(self)
-        self.setWindowTitle("UniDesk")
-        self.resize(900, 640)
-
-        central = QWidget(self)
-        layout = QVBoxLayout(central)
-        self.settings_banner = QLabel(central)
-        self.settings_banner.setObjectName("settingsBanner")
-        self.settings_banner.setWordWrap(True)
-        self.settings_banner.setVisible(False)
-        self.machine_summary = QLabel(self.tr("Looking at this machine…"), central)
-        self.machine_summary.setObjectName("machineSummary")
-        self.machine_summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.machine_summary.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
-        self.machine_summary.setAccessibleName(self.tr("This machine"))
-        self.machine_summary.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
-        layout.addWidget(self.settings_banner)
-        layout.addWidget(self.machine_summary, stretch=1)
-        self.setCentralWidget(central)
-
-        self._show_settings_problems()
+        self._shut_down = False
+        self.first_shown_at: float | None = None
         self.hardware_report: HardwareReport | None = None
-        self._bridge.run_in_background(probe_hardware, self._on_probe_done, self._on_probe_failed)
+        self.settings_dialog: SettingsDialog | None = None
+        self.setWindowTitle(self.tr("UniDesk"))
+        self.setObjectName("mainWindow")
+        self.resize(1180, 760)
+
+        self.conversation_sidebar = QWidget(self)
+        self.conversation_sidebar.setObjectName("conversationSidebar")
+        self.conversation_sidebar.setVisible(False)  # the conversations list arrives with the chat core
+        self.chat_slot = QStackedWidget(self)
+        self.chat_slot.setObjectName("chatSlot")
+        self.welcome = WelcomePage(self.chat_slot)
+        self.chat_slot.addWidget(self.welcome)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
+        self.splitter.setObjectName("mainSplitter")
+        self.splitter.addWidget(self.conversation_sidebar)
+        self.splitter.addWidget(self.chat_slot)
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setChildrenCollapsible(False)
+        self.setCentralWidget(self.splitter)
+
+        self.gauges = GaugesPanel(self)
+        self.gauges_dock = QDockWidget(self.tr("Gauges"), self)
+        self.gauges_dock.setObjectName("gaugesDock")
+        self.gauges_dock.setWidget(self.gauges)
+        self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.gauges_dock)
+        self.sampler = GaugeSampler(services, self)
+        self.sampler.snapshot_ready.connect(self._show_snapshot)
+        self.gauges_dock.visibilityChanged.connect(self._gauges_visibility_changed)
+
+        self.model_status = ModelStatus(self)
+        self.statusBar().addWidget(self.model_status, 1)
+        self.loader = ModelLoader(services.engine_manager, self._bridge, self)
+        self.loader.started.connect(self._load_started)
+        self.loader.progressed.connect(self.model_status.show_progress)
+        self.loader.loaded.connect(self._load_finished)
+        self.loader.failed.connect(self._load_failed)
+
+        self._build_menus()
+        self.welcome.load_requested.connect(self.choose_model_file)
+        self.welcome.settings_requested.connect(self.open_settings)
+        self._show_settings_problems()
+        self.layout_store = WindowLayout(context.paths.config_dir)
+        self.layout_store.restore(self, self.splitter)
+
+    # ---- building --------------------------------------------------------------------
+    def _action(
+        self, text: str, slot: object, shortcut: QKeySequence | QKeySequence.StandardKey | str | None = None
+    ) -> QAction:
+        action = QAction(text, self)
+        if shortcut is not None:
+            action.setShortcut(QKeySequence(shortcut))
+        action.triggered.connect(slot)
+        return action
+
+    def _build_menus(self) -> None:
+        self.load_action = self._action(
+            self.tr("&Load model…"), self.choose_model_file, QKeySequence.StandardKey.Open
+        )
+        self.load_folder_action = self._action(self.tr("Load model &folder…"), self.choose_model_folder)
+        self.unload_action = self._action(self.tr("&Unload model"), self.unload_model)
+        self.unload_action.setEnabled(False)
+        self.settings_action = self._action(
+            self.tr("&Settings…"), self.open_settings, QKeySequence.StandardKey.Preferences
+        )
+        if self.settings_action.shortcut().isEmpty():
+            self.settings_action.setShortcut(QKeySequence("Ctrl+,"))
+        quit_action = self._action(self.tr("&Quit"), self.close, QKeySequence.StandardKey.Quit)
+        file_menu = self.menuBar().addMenu(self.tr("&File"))
+        for action in (self.load_action, self.load_folder_action, self.unload_action):
+            file_menu.addAction(action)
+        file_menu.addSeparator()
+        file_menu.addAction(self.settings_action)
+        file_menu.addSeparator()
+        file_menu.addAction(quit_action)
+        self.view_menu = self.menuBar().addMenu(self.tr("&View"))
+        gauges_toggle = self.gauges_dock.toggleViewAction()
+        gauges_toggle.setText(self.tr("&Gauges"))
+        self.view_menu.addAction(gauges_toggle)
 
     def _show_settings_problems(self) -> None:
         load = self._context.settings_load
@@ -51,20 +143,195 @@ class MainWindow(QMainWindow):
         lines += [f"• {problem.message}" for problem in load.problems]
         if load.backup_path is not None:
             lines.append(self.tr("The original file was kept as {0}").format(Path(load.backup_path).name))
-        self.settings_banner.setText("\n".join(lines))
-        self.settings_banner.setVisible(True)
+        self.welcome.show_settings_problems(lines)
 
-    def _on_probe_done(self, report: HardwareReport) -> None:
+    # ---- slots for the chat half ---------------------------------------------------------
+    def set_conversation_sidebar(self, widget: QWidget) -> None:
+        """Put the conversations list in the left sidebar and show it."""
+        index = self.splitter.indexOf(self.conversation_sidebar)
+        widget.setObjectName("conversationSidebar")
+        self.splitter.replaceWidget(index, widget)
+        self.conversation_sidebar.deleteLater()
+        self.conversation_sidebar = widget
+        widget.setVisible(True)
+
+    def set_chat_view(self, widget: QWidget) -> None:
+        """Show ``widget`` in the central area instead of the welcome page."""
+        self.chat_slot.addWidget(widget)
+        self.chat_slot.setCurrentWidget(widget)
+
+    def add_side_dock(self, dock: QDockWidget) -> None:
+        """Add a dock on the right, tabbed with the gauges (it needs an objectName for the saved layout)."""
+        self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
+        self.tabifyDockWidget(self.gauges_dock, dock)
+        self.view_menu.addAction(dock.toggleViewAction())
+
+    # ---- start-up ----------------------------------------------------------------------
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if self.first_shown_at is None:
+            self.first_shown_at = time.monotonic()
+            QTimer.singleShot(0, self._start_background_work)
+
+    def _start_background_work(self) -> None:
+        """After the window is on screen: probe the machine, then (re)load the chosen model."""
+        if self._shut_down:
+            return
+        self._bridge.run_in_background(self.services.machine.probe, self._probe_done, self._probe_failed)
+        if self.gauges_dock.isVisible():
+            self.sampler.start()
+
+    def _probe_done(self, report: HardwareReport) -> None:
         self.hardware_report = report
-        self.machine_summary.setText(format_report(report))
+        self.welcome.set_machine_summary(format_report(report))
+        model_path = self.services.live_settings.get().str_value("model.path").strip()
+        if model_path and not self.loader.busy and self.services.engine_manager.status().loaded is None:
+            self.load_model(Path(model_path).expanduser())
 
-    def _on_probe_failed(self, error: Exception) -> None:
-        self.machine_summary.setText(self.tr("Could not look at this machine: {0}").format(error))
+    def _probe_failed(self, error: Exception) -> None:
+        self.welcome.set_machine_summary(self.tr("Could not look at this machine: {0}").format(error))
 
+    # ---- models ------------------------------------------------------------------------
+    def choose_model_file(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(
+            self, self.tr("Load a model"), self._model_folder(), self.tr("GGUF models (*.gguf);;All files (*)")
+        )
+        if path:
+            self.load_model(Path(path))
+
+    def choose_model_folder(self) -> None:
+        path = QFileDialog.getExistingDirectory(self, self.tr("Load a Hugging Face model folder"), self._model_folder())
+        if path:
+            self.load_model(Path(path))
+
+    def _model_folder(self) -> str:
+        current = self.services.live_settings.get().str_value("model.path")
+        return str(Path(current).expanduser().parent) if current else str(Path.home())
+
+    def load_model(self, path: Path) -> bool:
+        """Load ``path`` in the background (False while another load runs)."""
+        return self.loader.load(path)
+
+    def unload_model(self) -> None:
+        manager = self.services.engine_manager
+        self._bridge.run_in_background(manager.unload, lambda _result: self._unloaded())
+
+    def _unloaded(self) -> None:
+        self.model_status.show_no_model()
+        self.unload_action.setEnabled(False)
+        self.welcome.set_message(self.tr("No model is loaded."))
+        self.sampler.reset_speed()
+        self.sampler.sample_now()
+
+    def _load_started(self, path: Path) -> None:
+        self.model_status.show_loading(path.name)
+        for action in (self.load_action, self.load_folder_action, self.unload_action):
+            action.setEnabled(False)
+        self.welcome.load_button.setEnabled(False)
+        self.welcome.set_message(self.tr("Loading {0}…").format(path.name))
+
+    def _load_finished(self, loaded: LoadedModel) -> None:
+        status = self.services.engine_manager.status()
+        self.model_status.show_ready(loaded, status.selection)
+        self._enable_model_actions(loaded=True)
+        self.welcome.set_message(
+            self.tr("{0} is ready. The chat view arrives in the next step of UniDesk.").format(loaded.model_name)
+        )
+        self._remember_model(loaded.config.model_path)
+        self.sampler.reset_speed()
+        self.sampler.sample_now()
+
+    def _load_failed(self, message: str) -> None:
+        self.model_status.show_failed(message)
+        self._enable_model_actions(loaded=False)
+        self.welcome.set_message(self.tr("The model could not be loaded: {0}").format(message))
+        self.sampler.sample_now()
+
+    def _enable_model_actions(self, *, loaded: bool) -> None:
+        self.load_action.setEnabled(True)
+        self.load_folder_action.setEnabled(True)
+        self.welcome.load_button.setEnabled(True)
+        self.unload_action.setEnabled(loaded)
+
+    def _remember_model(self, path: Path) -> None:
+        """Make a model loaded from the menu the one loaded next time (saved like any setting)."""
+        current = self.services.live_settings.get()
+        if same_value(current["model.path"], str(path)):
+            return
+        try:
+            updated = current.with_changes({"model.path": str(path)})
+            self._context.settings_store.save(updated)
+        except UserFacingError as error:
+            log.warning("could not remember the model: %s", error)
+            return
+        self.services.live_settings.replace(updated)
+        if self.settings_dialog is not None:
+            self.settings_dialog.panel.set_settings(updated)
+
+    # ---- settings ----------------------------------------------------------------------
+    def open_settings(self) -> None:
+        if self.settings_dialog is None:
+            self.settings_dialog = SettingsDialog(self.services, self.apply_settings, self)
+        self.settings_dialog.show()
+        self.settings_dialog.raise_()
+        self.settings_dialog.activateWindow()
+
+    def apply_settings(self, settings: Settings) -> str:
+        """Save ``settings``, put them in force and reload the model if a changed setting needs it."""
+        previous = self.services.live_settings.get()
+        changed = [key for key in settings if not same_value(settings[key], previous[key])]
+        self._context.settings_store.save(settings)  # raises UserFacingError with the reason
+        self.services.live_settings.replace(settings)
+        app = QApplication.instance()
+        if "ui.theme" in changed and isinstance(app, QApplication):
+            apply_theme(app, settings.str_value("ui.theme"))
+        return self._reload_if_needed(settings, changed)
+
+    def _reload_if_needed(self, settings: Settings, changed: list[str]) -> str:
+        saved = self.tr("Saved.")
+        reload_keys = [key for key in changed if spec_for(key).applies_on_reload]
+        status = self.services.engine_manager.status()
+        new_path = settings.str_value("model.path").strip()
+        if "model.path" in changed and new_path:
+            target: Path | None = Path(new_path).expanduser()
+        elif reload_keys and status.loaded is not None:
+            target = status.loaded.config.model_path
+        else:
+            target = None
+        if target is None:
+            if reload_keys:
+                return saved + " " + self.tr("The changes take effect when a model is loaded.")
+            return saved
+        names = ", ".join(declared(spec_for(key).title) for key in reload_keys)
+        if not self.load_model(target):
+            return saved + " " + self.tr("A model is loading; load it again to apply: {0}.").format(names)
+        return saved + " " + self.tr("Reloading the model to apply: {0}.").format(names)
+
+    # ---- gauges ------------------------------------------------------------------------
+    def _show_snapshot(self, snapshot: GaugeSnapshot) -> None:
+        self.gauges.show_snapshot(snapshot)
+
+    def _gauges_visibility_changed(self, visible: bool) -> None:
+        if self.first_shown_at is None or self._shut_down:
+            return
+        if visible:
+            self.sampler.start()
+        else:
+            self.sampler.stop()
+
+    # ---- shutdown ----------------------------------------------------------------------
     def shutdown(self) -> None:
-        """Wait briefly for background jobs so none outlives the window."""
+        """Stop timers and wait briefly for background jobs so none outlives the window."""
+        if self._shut_down:
+            return
+        self._shut_down = True
+        self.sampler.stop()
+        if self.settings_dialog is not None:
+            self.settings_dialog.calculator.wait(3000)
+        self.sampler.wait(3000)
         self._bridge.wait_for_all(3000)
 
     def closeEvent(self, event: QCloseEvent) -> None:
+        self.layout_store.save(self, self.splitter)
         self.shutdown()
         super().closeEvent(event)

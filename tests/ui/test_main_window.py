@@ -1,35 +1,187 @@
-"""The first window: appears at once, fills in the machine summary from a worker, shows bad settings."""
+"""The main window: appears with no model and shows the probe, loads a real model in the background,
+shows it in the status bar and the gauges, and remembers its layout under the app's config dir."""
 
 from __future__ import annotations
 
+import itertools
+import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
+from PySide6.QtCore import QTimer
+from PySide6.QtGui import QPalette
+from PySide6.QtWidgets import QApplication, QWidget
 
-pytest.importorskip("PySide6")
-
+from app.context import AppContext
+from app.core.engines.base import EngineConfig, LoadedModel, ProgressCallback
+from app.core.engines.manager import EngineManager, ManagerState
+from app.core.hardware import probe_hardware
 from app.main import build_context
 from app.ui.main_window import MainWindow
+from app.ui.state.gui_services import GuiServices
+from app.ui.state.live_settings import LiveSettings
+from app.ui.state.machine_facts import MachineFacts
+from app.ui.theme import apply_theme
+from tests.core.engines.fake_engine import EngineLog, FakeEngine
+from tests.ui.conftest import fake_machine, make_services
+
+pytestmark = pytest.mark.gui
+
+Shot = Callable[[QWidget, str], Path]
+LOAD_TIMEOUT_MS = 60_000
 
 
-def test_window_shows_the_probe_result(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    window = MainWindow(build_context(str(tmp_path), verbose=False))
-    qtbot.addWidget(window)
-    window.show()
-    qtbot.waitUntil(lambda: window.hardware_report is not None, timeout=20000)
-    assert "GiB" in window.machine_summary.text()
-    assert not window.settings_banner.isVisible()
-    window.shutdown()
+def test_window_opens_without_a_model_and_shows_the_probe(
+    qtbot: Any, app_context: AppContext, open_window: Callable[..., MainWindow], screenshot: Shot
+) -> None:
+    window = open_window(app_context, make_services(app_context, probe_hardware))
+    assert window.model_status.state == "none"
+    assert "No model loaded" in window.model_status.text.text()
+    assert not window.conversation_sidebar.isVisible()
+    assert window.conversation_sidebar.objectName() == "conversationSidebar"
+    assert window.gauges_dock.isVisible()
+    qtbot.waitUntil(lambda: window.hardware_report is not None, timeout=30_000)
+    summary = window.welcome.machine_summary.text()
+    assert "GiB" in summary and "Backend" in summary
+    qtbot.waitUntil(lambda: window.sampler.latest is not None, timeout=10_000)
+    snapshot = window.sampler.latest
+    assert snapshot is not None and not snapshot.model_loaded
+    assert snapshot.bars[0].segment_bytes("free") > 0
+    assert snapshot.bars[0].segment_bytes("app") > 0  # this process's own memory, measured
+    assert window.settings_dialog is None  # nothing opened by itself
+    screenshot(window, "01-window-no-model")
 
 
-def test_window_names_the_bad_setting(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    settings_file = tmp_path / "config" / "settings.toml"
-    settings_file.parent.mkdir(parents=True)
-    settings_file.write_text("version = 2\n[ui]\ntheme = \"purple\"\n", encoding="utf-8")
-    window = MainWindow(build_context(str(tmp_path), verbose=False))
-    qtbot.addWidget(window)
-    window.show()
-    assert window.settings_banner.isVisible()
-    assert "ui.theme" in window.settings_banner.text()
-    qtbot.waitUntil(lambda: window.hardware_report is not None, timeout=20000)
-    window.shutdown()
+def test_window_names_the_bad_setting(qtbot: Any, isolated_environment: Path,
+                                      open_window: Callable[..., MainWindow]) -> None:
+    settings_file = isolated_environment / "config" / "settings.toml"
+    settings_file.parent.mkdir(parents=True, exist_ok=True)
+    settings_file.write_text('version = 2\n[ui]\ntheme = "purple"\n', encoding="utf-8")
+    context = build_context(str(isolated_environment), verbose=False)
+    window = open_window(context, make_services(context, fake_machine()))
+    assert window.welcome.settings_banner.isVisible()
+    assert "ui.theme" in window.welcome.settings_banner.text()
+
+
+def test_loading_a_real_model_shows_it_in_the_status_bar_and_the_gauges(
+    qtbot: Any, app_context: AppContext, open_window: Callable[..., MainWindow], tiny_gguf: Path, screenshot: Shot
+) -> None:
+    window = open_window(app_context, make_services(app_context, fake_machine()))
+    assert window.load_model(tiny_gguf)
+    assert window.model_status.state == "loading"
+    assert not window.load_action.isEnabled()  # one load at a time
+    assert not window.load_model(tiny_gguf)  # refused while the first load runs
+    qtbot.waitUntil(lambda: window.model_status.state != "loading", timeout=LOAD_TIMEOUT_MS)
+    assert window.model_status.state == "ready", window.model_status.text.text()
+    status = window.services.engine_manager.status()
+    assert status.state is ManagerState.READY and status.plan is not None
+    text = window.model_status.text.text()
+    assert "llama.cpp" in text and status.loaded is not None and status.loaded.model_name in text
+    assert status.selection is not None and status.selection.reason in text  # why this backend
+    assert window.unload_action.isEnabled()
+    # The model chosen from the menu becomes the one loaded next time.
+    assert window.services.live_settings.get().str_value("model.path") == str(tiny_gguf)
+    assert str(tiny_gguf) in app_context.settings_store.path.read_text(encoding="utf-8")
+
+    def loaded_snapshot() -> bool:
+        latest = window.sampler.latest
+        return latest is not None and latest.model_loaded
+
+    qtbot.waitUntil(loaded_snapshot, timeout=10_000)
+    snapshot = window.sampler.latest
+    assert snapshot is not None
+    bar = snapshot.bars[0]
+    assert bar.segment_bytes("weights") == status.plan.weights_bytes > 0
+    assert bar.segment_bytes("kv_used") + bar.segment_bytes("kv_reserved") == status.plan.kv_bytes_total > 0
+    assert sum(segment.bytes for segment in bar.segments) <= bar.total_bytes
+    legend = window.gauges.memory_gauge.legends[0]
+    assert legend.value_text("weights") not in (None, "0 MiB")
+    assert legend.value_text("kv_reserved") is not None
+    assert window.gauges.speed_gauge.values["roofline"].text() != "–"  # the bandwidth ceiling of this model
+    screenshot(window, "02-window-model-loaded")
+
+
+def test_a_model_that_fails_to_load_is_reported_and_the_window_keeps_working(
+    qtbot: Any, app_context: AppContext, open_window: Callable[..., MainWindow], not_a_model_file: Path
+) -> None:
+    window = open_window(app_context, make_services(app_context, fake_machine()))
+    window.load_model(not_a_model_file)
+    qtbot.waitUntil(lambda: window.model_status.state == "failed", timeout=LOAD_TIMEOUT_MS)
+    assert "GGUF" in window.model_status.text.text()
+    assert window.load_action.isEnabled()
+    assert window.services.engine_manager.status().state is ManagerState.FAILED
+
+
+def test_layout_is_remembered_in_the_config_dir(
+    qtbot: Any, app_context: AppContext, open_window: Callable[..., MainWindow]
+) -> None:
+    window = open_window(app_context, make_services(app_context, fake_machine()))
+    window.resize(760, 560)  # within the offscreen screen (800 x 600)
+    window.gauges_dock.setVisible(False)
+    window.close()
+    layout_file = app_context.paths.config_dir / "window.ini"
+    assert layout_file.is_file()
+    second = open_window(app_context, make_services(app_context, fake_machine()))
+    assert not second.gauges_dock.isVisible()
+    assert (second.width(), second.height()) == (760, 560)
+    assert not second.sampler.is_running()  # hidden gauges are not sampled
+    second.gauges_dock.setVisible(True)
+    qtbot.waitUntil(second.sampler.is_running, timeout=2000)
+
+
+class SlowLoadingEngine(FakeEngine):
+    """A scripted engine whose load takes ~1.2 s and reports progress (the real tiny model loads in ms)."""
+
+    def load(self, config: EngineConfig, progress: ProgressCallback | None = None) -> LoadedModel:
+        for step in range(1, 11):
+            time.sleep(0.12)
+            if progress is not None:
+                progress(step / 10, "Reading weights")
+        return super().load(config, None)
+
+
+def test_a_slow_load_shows_progress_in_the_status_bar_and_the_window_stays_responsive(
+    qtbot: Any, app_context: AppContext, open_window: Callable[..., MainWindow], tiny_gguf: Path, screenshot: Shot
+) -> None:
+    live_settings = LiveSettings(app_context.settings)
+    report = fake_machine()
+    machine = MachineFacts(lambda: report, available_memory=lambda: None)
+    manager = EngineManager(machine.current, live_settings.get, lambda _backend: SlowLoadingEngine(EngineLog()))
+    window = open_window(app_context, GuiServices(manager, live_settings, machine))
+    window.load_model(tiny_gguf)
+    assert window.model_status.state == "loading" and not window.model_status.progress.isVisible()
+    ticks: list[float] = []
+    timer = QTimer(window)
+    timer.timeout.connect(lambda: ticks.append(time.monotonic()))
+    timer.start(20)
+    qtbot.waitUntil(window.model_status.progress.isVisible, timeout=5000)
+    assert 0 < window.model_status.progress.value() < 100
+    assert "Reading weights" in window.model_status.text.text()
+    assert not window.welcome.load_button.isEnabled()
+    screenshot(window, "02a-window-loading")
+    qtbot.waitUntil(lambda: window.model_status.state == "ready", timeout=10_000)
+    timer.stop()
+    assert not window.model_status.progress.isVisible()
+    gaps = [later - earlier for earlier, later in itertools.pairwise(ticks)]
+    assert len(ticks) > 20 and max(gaps) < 0.25  # the event loop kept running during the load
+
+
+def test_choosing_the_dark_theme_applies_it_at_once(
+    qtbot: Any, app_context: AppContext, open_window: Callable[..., MainWindow], tiny_gguf: Path, screenshot: Shot
+) -> None:
+    window = open_window(app_context, make_services(app_context, fake_machine()))
+    window.load_model(tiny_gguf)
+    qtbot.waitUntil(lambda: window.model_status.state == "ready", timeout=60_000)
+    dark = window.services.live_settings.get().with_changes({"ui.theme": "dark"})
+    try:
+        assert window.apply_settings(dark) == "Saved."
+        assert QApplication.palette().color(QPalette.ColorRole.Window).lightness() < 80
+        assert app_context.settings_store.load().settings.str_value("ui.theme") == "dark"
+        qtbot.waitUntil(lambda: window.sampler.latest is not None and window.sampler.latest.model_loaded, timeout=5000)
+        screenshot(window, "07-window-dark-theme")
+    finally:
+        app = QApplication.instance()
+        assert isinstance(app, QApplication)
+        apply_theme(app, "light")

@@ -1,0 +1,38 @@
+"""GaugesPanel: the memory and speed gauges stacked in the gauges dock."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QFrame, QScrollArea, QVBoxLayout, QWidget
+
+from app.core.services.gauge_readings import GaugeSnapshot
+from app.ui.gauges.memory_gauge import MemoryGauge
+from app.ui.gauges.speed_gauge import SpeedGauge
+
+
+class GaugesPanel(QScrollArea):
+    """Both gauges, scrollable when the dock is short."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("gaugesPanel")
+        self.setWidgetResizable(True)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        body = QWidget(self)
+        layout = QVBoxLayout(body)
+        layout.setContentsMargins(10, 8, 10, 8)
+        layout.setSpacing(10)
+        self.memory_gauge = MemoryGauge(body)
+        self.speed_gauge = SpeedGauge(body)
+        separator = QFrame(body)
+        separator.setFrameShape(QFrame.Shape.HLine)
+        separator.setFrameShadow(QFrame.Shadow.Sunken)
+        layout.addWidget(self.memory_gauge)
+        layout.addWidget(separator)
+        layout.addWidget(self.speed_gauge)
+        layout.addStretch(1)
+        self.setWidget(body)
+        self.setMinimumWidth(280)
+
+    def show_snapshot(self, snapshot: GaugeSnapshot) -> None:
+        self.memory_gauge.show_snapshot(snapshot)
+        self.speed_gauge.show_snapshot(snapshot)

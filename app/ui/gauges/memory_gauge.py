@@ -1,0 +1,75 @@
+"""MemoryGauge: where memory goes, one stacked bar per pool (RAM or unified pool, and GPU memory) with a legend."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+
+from app.core.services.gauge_readings import GaugeSnapshot, MemoryBarReading
+from app.ui.gauges.gauge_style import format_gib, pool_name
+from app.ui.gauges.memory_bar import MemoryBar
+from app.ui.gauges.memory_legend import MemoryLegend
+
+MAX_BARS = 2
+
+
+class MemoryGauge(QWidget):
+    """Shows the memory part of a GaugeSnapshot."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("memoryGauge")
+        self.setAccessibleName(self.tr("Memory gauge"))
+        title = QLabel(self.tr("Memory"), self)
+        title.setObjectName("gaugeTitle")
+        font = title.font()
+        font.setBold(True)
+        title.setFont(font)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(title)
+        self.captions: list[QLabel] = []
+        self.bars: list[MemoryBar] = []
+        self.legends: list[MemoryLegend] = []
+        for _ in range(MAX_BARS):
+            caption = QLabel(self)
+            caption.setObjectName("poolCaption")
+            bar = MemoryBar(self)
+            legend = MemoryLegend(self)
+            for widget in (caption, bar, legend):
+                layout.addWidget(widget)
+                widget.setVisible(False)
+            self.captions.append(caption)
+            self.bars.append(bar)
+            self.legends.append(legend)
+        self.summary = QLabel(self)
+        self.summary.setObjectName("memorySummary")
+        self.summary.setWordWrap(True)
+        layout.addWidget(self.summary)
+        self.summary.setText(self.tr("Reading memory…"))
+
+    def show_snapshot(self, snapshot: GaugeSnapshot) -> None:
+        for index in range(MAX_BARS):
+            reading = snapshot.bars[index] if index < len(snapshot.bars) else None
+            for widget in (self.captions[index], self.bars[index], self.legends[index]):
+                widget.setVisible(reading is not None)
+            if reading is not None:
+                self._show_bar(index, reading)
+        held = snapshot.process_rss_bytes + snapshot.engine_child_rss_bytes
+        if snapshot.engine_child_rss_bytes:
+            text = self.tr("UniDesk holds {0} now (app {1}, engine processes {2}).").format(
+                format_gib(held), format_gib(snapshot.process_rss_bytes), format_gib(snapshot.engine_child_rss_bytes)
+            )
+        else:
+            text = self.tr("UniDesk holds {0} now.").format(format_gib(held))
+        if snapshot.model_loaded:
+            text += " " + self.tr("Model parts are the memory plan; other programs and free space are measured.")
+        else:
+            text += " " + self.tr("No model is loaded.")
+        self.summary.setText(text)
+
+    def _show_bar(self, index: int, reading: MemoryBarReading) -> None:
+        self.captions[index].setText(
+            self.tr("{0}: {1}").format(pool_name(reading.pool), format_gib(reading.total_bytes))
+        )
+        self.bars[index].set_reading(reading)
+        self.legends[index].set_reading(reading)

@@ -1,0 +1,97 @@
+"""SpeedGauge: TTFT, prefill and decode tokens/s (live and last answer) against the roofline, with a history plot."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QGridLayout, QLabel, QVBoxLayout, QWidget
+
+from app.core.services.gauge_readings import GaugeSnapshot, SpeedReading
+from app.ui.gauges.gauge_style import format_rate
+from app.ui.gauges.speed_history_plot import SpeedHistoryPlot
+
+DASH = "–"
+
+
+class SpeedGauge(QWidget):
+    """Shows the speed part of a GaugeSnapshot."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("speedGauge")
+        self.setAccessibleName(self.tr("Speed gauge"))
+        title = QLabel(self.tr("Speed"), self)
+        title.setObjectName("gaugeTitle")
+        font = title.font()
+        font.setBold(True)
+        title.setFont(font)
+        grid = QGridLayout()
+        grid.setHorizontalSpacing(10)
+        grid.setVerticalSpacing(2)
+        grid.setColumnStretch(1, 1)
+        self.values: dict[str, QLabel] = {}
+        rows = (
+            ("ttft", self.tr("Time to first token")),
+            ("prefill", self.tr("Prefill")),
+            ("decode", self.tr("Decode")),
+            ("roofline", self.tr("Bandwidth limit")),
+            ("chats", self.tr("Chats")),
+        )
+        for row, (key, name) in enumerate(rows):
+            label = QLabel(name, self)
+            value = QLabel(DASH, self)
+            value.setObjectName(f"speed:{key}")
+            value.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            value.setAccessibleName(name)
+            label.setBuddy(value)
+            grid.addWidget(label, row, 0)
+            grid.addWidget(value, row, 1)
+            self.values[key] = value
+        self.history = SpeedHistoryPlot(self)
+        self.note = QLabel(self)
+        self.note.setWordWrap(True)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(title)
+        layout.addLayout(grid)
+        layout.addWidget(self.history)
+        layout.addWidget(self.note)
+
+    def show_snapshot(self, snapshot: GaugeSnapshot) -> None:
+        speed = snapshot.speed
+        self.values["ttft"].setText(self._seconds(speed.last_ttft_s))
+        self.values["prefill"].setText(self._rate(speed.prefill_tok_s, speed.last_prefill_tok_s))
+        self.values["decode"].setText(self._rate(speed.decode_tok_s, speed.last_decode_tok_s))
+        self.values["roofline"].setText(self._roofline(speed))
+        self.values["chats"].setText(
+            self.tr("{0} running, {1} waiting").format(speed.running_requests, speed.waiting_requests)
+        )
+        self.history.add_sample(snapshot.taken_at, speed.decode_tok_s, speed.roofline_tok_s)
+        if not snapshot.model_loaded:
+            self.note.setText(self.tr("Load a model to see its speed."))
+        elif speed.kv_cells_capacity:
+            self.note.setText(self.tr("KV cache: {0} of {1} cells in use.").format(
+                f"{speed.kv_cells_used:,}", f"{speed.kv_cells_capacity:,}"
+            ))
+        else:
+            self.note.setText("")
+
+    def _seconds(self, value: float | None) -> str:
+        if value is None:
+            return DASH
+        return self.tr("{0:.0f} ms").format(value * 1000) if value < 1 else self.tr("{0:.2f} s").format(value)
+
+    def _rate(self, live: float | None, last: float | None) -> str:
+        if live is not None:
+            return self.tr("{0} now").format(format_rate(live))
+        if last is not None:
+            return self.tr("{0}, last answer").format(format_rate(last))
+        return DASH
+
+    def _roofline(self, speed: SpeedReading) -> str:
+        if speed.roofline_tok_s is None:
+            return DASH
+        fraction = speed.roofline_fraction
+        ceiling = format_rate(speed.roofline_tok_s)
+        if fraction is None:
+            return ceiling
+        return self.tr("{0} ({1:.0f} % reached)").format(ceiling, fraction * 100)

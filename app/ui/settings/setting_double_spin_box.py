@@ -1,0 +1,60 @@
+"""SettingDoubleSpinBox: a decimal setting's spin box that accepts any typed number (the editor explains
+bad ones), shows special values by their labels, and steps only through allowed values."""
+
+from __future__ import annotations
+
+from PySide6.QtGui import QValidator
+from PySide6.QtWidgets import QAbstractSpinBox, QDoubleSpinBox, QWidget
+
+from app.core.config import SettingSpec
+from app.ui.settings.number_ladder import next_value
+from app.ui.settings.special_values import label_for, label_state, special_labels, value_for_label
+
+TYPED_LIMIT = 1e9
+DECIMALS = 2
+
+
+class SettingDoubleSpinBox(QDoubleSpinBox):
+    """Spin box for a ``float`` setting. Typing is free; arrows stay within the declared values."""
+
+    def __init__(self, spec: SettingSpec, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._spec = spec
+        self._labels = special_labels(spec)
+        self.setDecimals(DECIMALS)
+        self.setRange(-TYPED_LIMIT, TYPED_LIMIT)
+        self.setGroupSeparatorShown(False)
+        self.setKeyboardTracking(True)
+        self.setCorrectionMode(QAbstractSpinBox.CorrectionMode.CorrectToPreviousValue)
+        self.setMinimumWidth(150)
+
+    def textFromValue(self, value: float) -> str:
+        return label_for(self._labels, value) or super().textFromValue(value)
+
+    def valueFromText(self, text: str) -> float:
+        special = value_for_label(self._labels, text)
+        if special is not None:
+            return special
+        return super().valueFromText(text)
+
+    def validate(self, text: str, pos: int) -> tuple[QValidator.State, str, int]:
+        state = label_state(self._labels, text)
+        if state is not None:
+            return state, text, pos
+        return super().validate(text, pos)
+
+    def stepBy(self, steps: int) -> None:
+        value = self.value()
+        for _ in range(abs(steps)):
+            value = next_value(self._spec, value, 1 if steps > 0 else -1)
+        self.setValue(value)
+        self.selectAll()
+
+    def stepEnabled(self) -> QAbstractSpinBox.StepEnabledFlag:
+        flags = QAbstractSpinBox.StepEnabledFlag.StepNone
+        value = self.value()
+        if next_value(self._spec, value, 1) != value:
+            flags |= QAbstractSpinBox.StepEnabledFlag.StepUpEnabled
+        if next_value(self._spec, value, -1) != value:
+            flags |= QAbstractSpinBox.StepEnabledFlag.StepDownEnabled
+        return flags

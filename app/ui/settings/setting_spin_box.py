@@ -1,0 +1,60 @@
+"""SettingSpinBox: a whole-number setting's spin box that accepts any typed number (the editor explains
+bad ones), shows special values by their labels, and steps only through allowed values."""
+
+from __future__ import annotations
+
+from PySide6.QtGui import QValidator
+from PySide6.QtWidgets import QAbstractSpinBox, QSpinBox, QWidget
+
+from app.core.config import SettingSpec
+from app.ui.settings.number_ladder import next_value
+from app.ui.settings.special_values import label_for, label_state, special_labels, value_for_label
+
+INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
+
+
+class SettingSpinBox(QSpinBox):
+    """Spin box for an ``int`` setting. Typing is free; arrows stay within the declared values."""
+
+    def __init__(self, spec: SettingSpec, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._spec = spec
+        self._labels = special_labels(spec)
+        self.setRange(INT32_MIN, INT32_MAX)
+        self.setKeyboardTracking(True)
+        self.setCorrectionMode(QAbstractSpinBox.CorrectionMode.CorrectToPreviousValue)
+        self.setMinimumWidth(150)
+
+    def textFromValue(self, value: int) -> str:
+        return label_for(self._labels, value) or str(value)
+
+    def valueFromText(self, text: str) -> int:
+        special = value_for_label(self._labels, text)
+        if special is not None:
+            return int(special)
+        try:
+            return int(text.strip())
+        except ValueError:
+            return self.value()
+
+    def validate(self, text: str, pos: int) -> tuple[QValidator.State, str, int]:
+        state = label_state(self._labels, text)
+        if state is not None:
+            return state, text, pos
+        return super().validate(text, pos)
+
+    def stepBy(self, steps: int) -> None:
+        value: float = self.value()
+        for _ in range(abs(steps)):
+            value = next_value(self._spec, value, 1 if steps > 0 else -1)
+        self.setValue(int(value))
+        self.selectAll()
+
+    def stepEnabled(self) -> QAbstractSpinBox.StepEnabledFlag:
+        flags = QAbstractSpinBox.StepEnabledFlag.StepNone
+        value = self.value()
+        if next_value(self._spec, value, 1) != value:
+            flags |= QAbstractSpinBox.StepEnabledFlag.StepUpEnabled
+        if next_value(self._spec, value, -1) != value:
+            flags |= QAbstractSpinBox.StepEnabledFlag.StepDownEnabled
+        return flags

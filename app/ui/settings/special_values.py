@@ -1,0 +1,47 @@
+"""Shared text rules of the numeric setting editors: special values shown by their labels."""
+
+from __future__ import annotations
+
+from PySide6.QtGui import QValidator
+
+from app.core.config import SettingSpec
+from app.ui.settings.declaration_text import declared
+
+
+def special_labels(spec: SettingSpec) -> dict[float, str]:
+    """Special numeric values and their labels, e.g. ``{0: "Automatic"}``."""
+    return {
+        float(choice.value): declared(choice.label)
+        for choice in spec.special_values
+        if isinstance(choice.value, (int, float)) and not isinstance(choice.value, bool)
+    }
+
+
+def label_for(labels: dict[float, str], value: float) -> str | None:
+    """The label of a special value, if ``value`` is one."""
+    for special, label in labels.items():
+        if abs(special - value) < 1e-9:
+            return label
+    return None
+
+
+def value_for_label(labels: dict[float, str], text: str) -> float | None:
+    """The special value whose label is ``text`` (any case), if any."""
+    wanted = text.strip().casefold()
+    for special, label in labels.items():
+        if label.casefold() == wanted:
+            return special
+    return None
+
+
+def label_state(labels: dict[float, str], text: str) -> QValidator.State | None:
+    """Acceptable for a whole label, Intermediate for the start of one, None when it is not label text."""
+    typed = text.strip().casefold()
+    if not typed or typed[0].isdigit() or typed[0] in "-+.,":
+        return None
+    for label in labels.values():
+        if label.casefold() == typed:
+            return QValidator.State.Acceptable
+        if label.casefold().startswith(typed):
+            return QValidator.State.Intermediate
+    return None

@@ -1,0 +1,1 @@
+"""Plain-Python state shared by the window and its workers: current settings, machine facts, services."""

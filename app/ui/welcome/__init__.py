@@ -1,0 +1,1 @@
+"""What the central area shows until the chat view takes it over."""

@@ -1,0 +1,72 @@
+"""WelcomePage: the central area before the chat view exists: what to do next and what this machine is."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QFontDatabase
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+
+
+class WelcomePage(QWidget):
+    """Headline, the model state in words, Load / Settings buttons and the machine summary."""
+
+    load_requested = Signal()
+    settings_requested = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("chatArea")
+        self.headline = QLabel(self.tr("UniDesk"), self)
+        font = self.headline.font()
+        font.setPointSizeF(font.pointSizeF() * 1.8)
+        font.setBold(True)
+        self.headline.setFont(font)
+        self.message = QLabel(self.tr("A private assistant that runs on this computer."), self)
+        self.message.setObjectName("welcomeMessage")
+        self.message.setWordWrap(True)
+        self.load_button = QPushButton(self.tr("Load model…"), self)
+        self.load_button.setAccessibleName(self.tr("Load model"))
+        self.load_button.clicked.connect(self.load_requested)
+        self.settings_button = QPushButton(self.tr("Settings…"), self)
+        self.settings_button.setAccessibleName(self.tr("Open settings"))
+        self.settings_button.clicked.connect(self.settings_requested)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.load_button)
+        buttons.addWidget(self.settings_button)
+        buttons.addStretch(1)
+        machine_title = QLabel(self.tr("This machine"), self)
+        title_font = machine_title.font()
+        title_font.setBold(True)
+        machine_title.setFont(title_font)
+        self.machine_summary = QLabel(self.tr("Looking at this machine…"), self)
+        self.machine_summary.setObjectName("machineSummary")
+        self.machine_summary.setAccessibleName(self.tr("This machine"))
+        self.machine_summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.machine_summary.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        self.machine_summary.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.machine_summary.setWordWrap(True)
+        self.settings_banner = QLabel(self)
+        self.settings_banner.setObjectName("settingsBanner")
+        self.settings_banner.setWordWrap(True)
+        self.settings_banner.setVisible(False)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(32, 24, 32, 24)
+        layout.setSpacing(10)
+        layout.addWidget(self.settings_banner)
+        layout.addWidget(self.headline)
+        layout.addWidget(self.message)
+        layout.addLayout(buttons)
+        layout.addSpacing(16)
+        layout.addWidget(machine_title)
+        layout.addWidget(self.machine_summary)
+        layout.addStretch(1)
+
+    def set_message(self, text: str) -> None:
+        self.message.setText(text)
+
+    def set_machine_summary(self, text: str) -> None:
+        self.machine_summary.setText(text)
+
+    def show_settings_problems(self, lines: list[str]) -> None:
+        self.settings_banner.setText("\n".join(lines))
+        self.settings_banner.setVisible(bool(lines))
