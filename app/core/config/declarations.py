@@ -39,6 +39,12 @@ SETTINGS: tuple[SettingSpec, ...] = (
         text_format=TextFormat.PATH,
         applies_on_reload=True,
     ),
+    SettingSpec(
+        "model.folder", TEXT, "", "Models folder",
+        "Where downloaded models are stored. Empty: the app's data folder (models/ inside it). "
+        "Models already downloaded stay where they are.",
+        text_format=TextFormat.PATH,
+    ),
     # --- engine: backend ---
     SettingSpec(
         "engine.backend", TEXT, "auto", "Backend",

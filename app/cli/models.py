@@ -1,0 +1,179 @@
+"""``unidesk models list|download|add|remove``: the model catalog, downloads and local models."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from app.cli.common import CommandHandler, Subparsers, print_json
+from app.context import AppContext
+from app.core.util.errors import UserFacingError
+
+_PROGRESS_INTERVAL_S = 0.5
+_BADGE_TEXT = {"fits": "fits", "tight": "tight", "too_big": "too big", "unsupported": "n/a here"}
+
+
+def register(subparsers: Subparsers) -> dict[str, CommandHandler]:
+    models = subparsers.add_parser("models", help="model catalog with fit badges, downloads, local models")
+    commands = models.add_subparsers(dest="models_command", metavar="MODELS_COMMAND", required=True)
+
+    listing = commands.add_parser("list", help="catalog models marked fits / tight / too big here, and local models")
+    listing.add_argument("--ctx", type=int, metavar="N",
+                         help="context per chat to judge for (default: settings, else 8192)")
+    listing.add_argument("--seqs", type=int, metavar="N", help="parallel chats to judge for (default: settings)")
+    listing.add_argument("--json", action="store_true", help="print one JSON document")
+
+    download = commands.add_parser("download", help="download a catalog model from the Hugging Face hub (resumable)")
+    download.add_argument("id", help="catalog model id, as shown by `models list`")
+    download.add_argument("--variant", metavar="Q", help="variant id, e.g. q4_k_m, q8_0, hf-fp8 (default: the model's)")
+    download.add_argument("--json", action="store_true", help="print the result as one JSON document")
+
+    add = commands.add_parser("add", help="add your own .gguf file or Hugging Face model folder (never deleted)")
+    add.add_argument("path", help="a .gguf file or a folder with config.json and .safetensors")
+    add.add_argument("--name", help="display name (default: the file or folder name)")
+    add.add_argument("--json", action="store_true", help="print the new entry as one JSON document")
+
+    remove = commands.add_parser("remove", help="remove a local model (deletes only files UniDesk downloaded)")
+    remove.add_argument("id", help="local model id, as shown by `models list`")
+    return {"models": run_models}
+
+
+def run_models(args: argparse.Namespace, context: AppContext) -> int:
+    from app.core.models import ModelLibrary
+
+    library = ModelLibrary.open(context.paths, context.settings)
+    handlers = {"list": _list, "download": _download, "add": _add, "remove": _remove}
+    return handlers[args.models_command](args, library, context)
+
+
+def _positive(value: int | None, flag: str) -> None:
+    if value is not None and value <= 0:
+        raise UserFacingError(f"{flag} must be at least 1, not {value}.")
+
+
+def _list(args: argparse.Namespace, library: Any, context: AppContext) -> int:
+    from app.core.hardware import probe_hardware
+    from app.core.models import FitRequest, human_size
+
+    _positive(args.ctx, "--ctx")
+    _positive(args.seqs, "--seqs")
+    hardware = probe_hardware(measure_bandwidth=False)
+    request = FitRequest.from_settings(context.settings, context_length=args.ctx, parallel_chats=args.seqs)
+    fits = {(fit.model_id, fit.variant_id): fit for fit in library.fit_badges(hardware, request)}
+    local = library.local.models()
+    downloaded = {(model.catalog_model_id, model.variant_id): model.id for model in local if model.managed}
+    if args.json:
+        catalog = []
+        for model in library.catalog:
+            entry = model.to_dict()
+            for variant in entry["variants"]:
+                key = (model.id, variant["id"])
+                variant["fit"] = fits[key].to_dict()
+                variant["downloaded_as"] = downloaded.get(key)
+            catalog.append(entry)
+        print_json({
+            "machine": {"ram_available_bytes": hardware.ram_available_bytes,
+                        "gpu_memory_free_bytes": hardware.gpu_memory_free_bytes,
+                        "unified_memory": hardware.unified.is_unified,
+                        "backend": hardware.recommended_backend.backend},
+            "request": {"context_length": request.context_length, "parallel_chats": request.parallel_chats},
+            "models_folder": str(library.models_folder),
+            "catalog": catalog,
+            "local": [dict(model.to_dict(), present=model.is_present()) for model in local],
+        })
+        return 0
+    chats = "1 chat" if request.parallel_chats == 1 else f"{request.parallel_chats} parallel chats"
+    context_text = f"{request.context_length} tokens" if request.context_length else "8192 tokens (automatic)"
+    print(f"Fit judged for {context_text} x {chats} on this machine (change with --ctx / --seqs).")
+    print(f"{'MODEL':<30} {'VARIANT':<9} {'FORMAT':<6} {'SIZE':>9}  {'FIT':<9} {'LICENCE':<13} LANGUAGES")
+    for model in library.catalog:
+        for variant in model.variants:
+            fit = fits[(model.id, variant.id)]
+            mark = " *" if (model.id, variant.id) in downloaded else ""
+            print(f"{model.id:<30} {variant.id:<9} {variant.format:<6} {human_size(variant.approx_size_bytes):>9}  "
+                  f"{_BADGE_TEXT[fit.badge]:<9} {model.license:<13} {','.join(model.languages[:4])}{mark}")
+    print("(* downloaded; sizes are approximate; download with: unidesk models download MODEL --variant VARIANT)")
+    print()
+    if not local:
+        print("No local models yet. Download one, or add your own: unidesk models add PATH")
+        return 0
+    print(f"Local models (downloads go to {library.models_folder}):")
+    for model in local:
+        origin = "downloaded" if model.managed else "your file"
+        missing = "  [missing]" if not model.is_present() else ""
+        size = human_size(model.size_bytes)
+        print(f"  {model.id:<34} {model.format:<5} {size:>9}  {origin:<10} {model.path}{missing}")
+    return 0
+
+
+def _download(args: argparse.Namespace, library: Any, context: AppContext) -> int:
+    from app.core.models import human_size
+
+    job = library.start_download(args.id, args.variant)
+    interactive = sys.stderr.isatty()
+    last_line = ""
+    try:
+        while not job.join(_PROGRESS_INTERVAL_S):
+            line = _progress_line(job.progress(), human_size)
+            if line != last_line:
+                sys.stderr.write(f"\r{line:<100}" if interactive else f"{line}\n")
+                sys.stderr.flush()
+                last_line = line
+    except KeyboardInterrupt:
+        job.cancel(keep_partial=True)
+        job.join(60)
+        print("\nunidesk: download stopped; run the same command to resume it", file=sys.stderr)
+        return 130
+    if interactive:
+        sys.stderr.write("\n")
+    result = job.wait()
+    local = result.local_model
+    if args.json:
+        print_json({
+            "path": str(result.path),
+            "bytes_downloaded": result.bytes_downloaded,
+            "files": [{"path": str(item.path), "size": item.size, "verified_by": item.verified_by}
+                      for item in result.files],
+            "local_model": local.to_dict() if local is not None else None,
+        })
+        return 0
+    print(f"downloaded {job.spec.title} to {result.path} ({human_size(sum(item.size for item in result.files))}, "
+          f"checked by {', '.join(sorted({item.verified_by for item in result.files}))})")
+    if local is not None:
+        print(f"local model id: {local.id} (choose it in the window, or set model.path to {local.path})")
+    return 0
+
+
+def _progress_line(progress: Any, human_size: Any) -> str:
+    name = f" {progress.current_file}" if progress.current_file else ""
+    if progress.state != "downloading":
+        return f"models: {progress.state}{name}{': ' + progress.message if progress.message else ''}"
+    total = f" / {human_size(progress.bytes_total)}" if progress.bytes_total else ""
+    percent = f" ({progress.fraction * 100:.0f}%)" if progress.fraction is not None else ""
+    eta = f", ETA {progress.eta_seconds:.0f} s" if progress.eta_seconds is not None else ""
+    return (f"models: downloading{name}: {human_size(progress.bytes_done)}{total}{percent}, "
+            f"{human_size(int(progress.bytes_per_second))}/s{eta}")
+
+
+def _add(args: argparse.Namespace, library: Any, context: AppContext) -> int:
+    from app.core.models import human_size
+
+    model = library.add_local(Path(args.path), name=args.name)
+    if args.json:
+        print_json(model.to_dict())
+        return 0
+    print(f"added {model.id}: {model.path} ({model.format}, {human_size(model.size_bytes)}); UniDesk never deletes it")
+    return 0
+
+
+def _remove(args: argparse.Namespace, library: Any, context: AppContext) -> int:
+    from app.core.models import human_size
+
+    removed = library.remove_local(args.id)
+    if removed.deleted_files:
+        print(f"removed {removed.model.id}: deleted {removed.model.path} ({human_size(removed.freed_bytes)} freed)")
+    else:
+        print(f"removed {removed.model.id} from the list; the files stay at {removed.model.path}")
+    return 0

@@ -1,0 +1,256 @@
+"""Downloads from the hub as a Qt-free job: own worker thread, progress snapshots, pause/resume, cancel."""
+
+from __future__ import annotations
+
+import fnmatch
+import logging
+import shutil
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from app.core.models.checksums import Checksum, sha256_checksum
+from app.core.models.errors import NotEnoughDiskSpaceError
+from app.core.models.hub import HubClient, RemoteFile
+from app.core.models.local_models import LocalModel
+from app.core.models.progress import DownloadProgress, DownloadTracker, TransferCancelled, TransferControl
+from app.core.models.transfer import FetchResult, FileTransfer, TransferOptions, part_path
+from app.core.models.units import human_size
+from app.core.util.errors import UserFacingError
+
+log = logging.getLogger(__name__)
+MIB = 1024**2
+DISK_MARGIN_BYTES = 512 * MIB  # left free on the disk beyond what the download needs
+# Files of a Hugging Face model that vLLM needs: weights, configs, tokenizer, chat template, licence.
+HF_FILE_PATTERNS: tuple[str, ...] = (
+    "*.json", "*.safetensors", "*.model", "*.tiktoken", "*.jinja", "*.txt", "LICENSE*", "*.md",
+)
+
+
+@dataclass(frozen=True)
+class DownloadSpec:
+    """What to fetch: named ``files`` of ``repo_id`` (e.g. one GGUF), or with no names every
+    top-level file matching ``patterns`` (an HF model). ``known_sha256`` maps file names to
+    digests stated by the catalog; other files are checked against the hub's own checksums."""
+
+    repo_id: str
+    target_dir: Path
+    revision: str = "main"
+    files: tuple[str, ...] = ()
+    patterns: tuple[str, ...] = HF_FILE_PATTERNS
+    known_sha256: tuple[tuple[str, str], ...] = ()
+    label: str = ""
+
+    @property
+    def result_path(self) -> Path:
+        """The downloaded file (a single named file) or the folder (a repository download)."""
+        return self.target_dir / self.files[0] if len(self.files) == 1 else self.target_dir
+
+    @property
+    def title(self) -> str:
+        """A name for messages: the label, or the repository id."""
+        return self.label or self.repo_id
+
+
+@dataclass(frozen=True)
+class DownloadResult:
+    """A finished download. ``local_model`` is set when it was registered as a local model."""
+
+    path: Path
+    files: tuple[FetchResult, ...]
+    bytes_downloaded: int
+    local_model: LocalModel | None = None
+
+
+def remaining_bytes(remotes: tuple[RemoteFile, ...], target_dir: Path) -> int:
+    """Bytes still to fetch: sizes minus finished files and ``.part`` files already on disk."""
+    total = 0
+    for remote in remotes:
+        if remote.size is None:
+            continue
+        destination = target_dir / remote.path
+        if destination.is_file() and destination.stat().st_size == remote.size:
+            continue
+        part = part_path(destination)
+        held = part.stat().st_size if part.is_file() else 0
+        total += max(0, remote.size - held)
+    return total
+
+
+def check_disk_space(folder: Path, needed_bytes: int, label: str, margin_bytes: int = DISK_MARGIN_BYTES) -> None:
+    """Raise NotEnoughDiskSpaceError unless ``folder``'s disk has ``needed_bytes`` plus a margin free."""
+    existing = folder
+    while not existing.exists() and existing.parent != existing:
+        existing = existing.parent
+    free = shutil.disk_usage(existing).free
+    if free < needed_bytes + margin_bytes:
+        raise NotEnoughDiskSpaceError(
+            f"Not enough disk space for {label}: it needs {human_size(needed_bytes)} more (and "
+            f"{human_size(margin_bytes)} to spare), but only {human_size(free)} is free on {existing}.",
+            "Free up disk space, or choose another models folder in Settings (model.folder).",
+        )
+
+
+class DownloadJob:
+    """Fetches a :class:`DownloadSpec` on a worker thread.
+
+    ``progress()`` is cheap and thread-safe (poll it from a GUI timer); ``pause()`` stops
+    between chunks and closes the connection, ``resume()`` continues with a Range request;
+    ``cancel()`` stops and deletes the partial files (``keep_partial=True`` keeps them, so the
+    same download started later resumes). ``finalize`` runs on the worker after the files are
+    verified (e.g. to register the model) and may return an updated result; ``on_finished``
+    runs on the worker when the job ends, however it ends.
+    """
+
+    def __init__(
+        self,
+        spec: DownloadSpec,
+        hub: HubClient,
+        *,
+        options: TransferOptions | None = None,
+        disk_margin_bytes: int = DISK_MARGIN_BYTES,
+        finalize: Callable[[DownloadResult], DownloadResult] | None = None,
+        on_finished: Callable[[DownloadJob], None] | None = None,
+    ) -> None:
+        self.spec = spec
+        self._hub = hub
+        self._options = options or TransferOptions()
+        self._disk_margin_bytes = disk_margin_bytes
+        self._finalize = finalize
+        self._on_finished = on_finished
+        self._tracker = DownloadTracker()
+        self._control = TransferControl()
+        self._thread: threading.Thread | None = None
+        self._done = threading.Event()
+        self._result: DownloadResult | None = None
+        self._error: BaseException | None = None
+        self._remotes: tuple[RemoteFile, ...] = ()
+
+    def start(self) -> DownloadJob:
+        """Start the worker thread (once); returns the job."""
+        if self._thread is not None:
+            raise RuntimeError("a download job can be started only once")
+        self._thread = threading.Thread(target=self._work, name=f"download {self.spec.repo_id}", daemon=True)
+        self._thread.start()
+        return self
+
+    def pause(self) -> None:
+        """Stop after the current chunk and wait; the partial file stays."""
+        self._control.pause()
+
+    def resume(self) -> None:
+        """Continue a paused download from where it stopped."""
+        self._control.resume()
+
+    def cancel(self, *, keep_partial: bool = False) -> None:
+        """Stop; delete the partial files unless ``keep_partial``."""
+        self._control.cancel(keep_partial=keep_partial)
+
+    @property
+    def paused(self) -> bool:
+        """True while a pause is requested (the worker stops after its current chunk)."""
+        return self._control.pause_requested
+
+    def progress(self) -> DownloadProgress:
+        """A snapshot of where the download stands (cheap, thread-safe)."""
+        return self._tracker.snapshot()
+
+    @property
+    def done(self) -> bool:
+        """True once the job has ended, however it ended."""
+        return self._done.is_set()
+
+    @property
+    def error(self) -> BaseException | None:
+        """What ended the job, if it failed."""
+        return self._error
+
+    def join(self, timeout: float | None = None) -> bool:
+        """Wait for the job to end without raising; whether it has ended."""
+        return self._done.wait(timeout)
+
+    def wait(self, timeout: float | None = None) -> DownloadResult | None:
+        """Block until the job ends: its result, None if cancelled, or the error that ended it."""
+        if not self._done.wait(timeout):
+            raise TimeoutError("the download is still running")
+        if self._error is not None:
+            raise self._error
+        return self._result
+
+    def _work(self) -> None:
+        try:
+            self._run()
+        except TransferCancelled:
+            kept = self._control.keep_partial
+            if not kept:
+                self._delete_partial_files()
+            message = "Cancelled; the partial download was kept and resumes next time." if kept else "Cancelled."
+            self._tracker.update(state="cancelled", message=message, current_file=None)
+        except UserFacingError as error:
+            log.warning("download of %s failed: %s", self.spec.repo_id, error)
+            self._error = error
+            self._tracker.update(state="failed", message=str(error))
+        except Exception as error:  # reported through wait() and the snapshot; details in the log
+            log.exception("download of %s crashed", self.spec.repo_id)
+            self._error = error
+            self._tracker.update(state="failed", message=f"Unexpected {type(error).__name__}: {error}")
+        finally:
+            self._done.set()
+            if self._on_finished is not None:
+                self._on_finished(self)
+
+    def _run(self) -> None:
+        spec, tracker = self.spec, self._tracker
+        tracker.update(state="preparing", message=f"Asking {self._hub.host} about {spec.title}")
+        self._remotes = remotes = self._resolve()
+        self._control.checkpoint()
+        sizes = [remote.size for remote in remotes]
+        total = None if any(size is None for size in sizes) else sum(size or 0 for size in sizes)
+        tracker.update(files_total=len(remotes), bytes_total=total, message="")
+        check_disk_space(spec.target_dir, remaining_bytes(remotes, spec.target_dir), spec.title,
+                         self._disk_margin_bytes)
+        results: list[FetchResult] = []
+        known = dict(spec.known_sha256)
+        for remote in remotes:
+            tracker.update(current_file=remote.path)
+            expected: Checksum | None = sha256_checksum(known[remote.path]) if remote.path in known else remote.checksum
+            transfer = FileTransfer(
+                self._hub, remote, spec.target_dir / remote.path, expected, self._control, self._options,
+                on_bytes=tracker.received, on_resumed=tracker.resumed, on_discarded=tracker.discarded,
+                on_state=lambda state: tracker.update(state=state),
+            )
+            results.append(transfer.run())
+            tracker.update(files_done=len(results))
+        result = DownloadResult(spec.result_path, tuple(results), sum(item.downloaded_bytes for item in results))
+        if self._finalize is not None:
+            result = self._finalize(result)
+        self._result = result
+        tracker.update(state="finished", current_file=None,
+                       message=f"Downloaded {spec.title} ({human_size(sum(item.size for item in results))}).")
+
+    def _resolve(self) -> tuple[RemoteFile, ...]:
+        """The files to fetch, with sizes and the hub's checksums."""
+        spec = self.spec
+        if spec.files:
+            return tuple(self._hub.file_info(spec.repo_id, name, spec.revision) for name in spec.files)
+        listed = self._hub.list_files(spec.repo_id, spec.revision)
+        chosen = tuple(
+            remote for remote in listed
+            if "/" not in remote.path and not remote.path.startswith(".")
+            and any(fnmatch.fnmatch(remote.path, pattern) for pattern in spec.patterns)
+        )
+        if not chosen:
+            raise UserFacingError(f"{spec.repo_id} has no model files to download.",
+                                  "The catalog entry may be out of date.")
+        return chosen
+
+    def _delete_partial_files(self) -> None:
+        """Remove this job's ``.part`` files (finished files of a multi-file download stay)."""
+        for remote in self._remotes:
+            part_path(self.spec.target_dir / remote.path).unlink(missing_ok=True)
+
+
+def with_local_model(result: DownloadResult, model: LocalModel) -> DownloadResult:
+    """``result`` with the local model it was registered as."""
+    return replace(result, local_model=model)
