@@ -62,7 +62,16 @@ def start_gui(context: AppContext) -> int:
     live_settings = LiveSettings(context.settings)
     machine = MachineFacts(probe_hardware)
     manager = EngineManager(machine.current, live_settings.get)
-    return run_gui(context, GuiServices(manager, live_settings, machine))
+    try:
+        services = GuiServices(manager, live_settings, machine).with_chat(context.paths)
+    except UserFacingError as error:  # the conversations file cannot be opened
+        print(f"unidesk: error: {error}", file=sys.stderr)
+        return 1
+    try:
+        return run_gui(context, services)
+    finally:
+        if services.chat is not None:
+            services.chat.close()
 
 
 def main(argv: Sequence[str] | None = None) -> int:

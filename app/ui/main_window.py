@@ -26,12 +26,16 @@ from app.core.hardware import HardwareReport, format_report
 from app.core.services.gauge_readings import GaugeSnapshot
 from app.core.util.errors import UserFacingError
 from app.ui.bridge import Bridge
+from app.ui.chat.chat_view import ChatView
+from app.ui.chat.running_answers import FinishedAnswer
+from app.ui.conversations.conversation_sidebar import ConversationSidebar
+from app.ui.conversations.selection_memory import SelectionMemory
 from app.ui.gauges.gauge_sampler import GaugeSampler
 from app.ui.gauges.gauges_panel import GaugesPanel
 from app.ui.model_loader import ModelLoader
 from app.ui.settings.declaration_text import declared
 from app.ui.settings.settings_dialog import SettingsDialog
-from app.ui.state.gui_services import GuiServices
+from app.ui.state.gui_services import ChatServices, GuiServices
 from app.ui.status.model_status import ModelStatus
 from app.ui.theme import apply_theme
 from app.ui.welcome.welcome_page import WelcomePage
@@ -97,6 +101,10 @@ class MainWindow(QMainWindow):
         self.welcome.load_requested.connect(self.choose_model_file)
         self.welcome.settings_requested.connect(self.open_settings)
         self._show_settings_problems()
+        self.chat_view: ChatView | None = None
+        self.sidebar: ConversationSidebar | None = None
+        if services.chat is not None:
+            self._build_chat(services.chat)
         self.layout_store = WindowLayout(context.paths.config_dir)
         self.layout_store.restore(self, self.splitter)
 
@@ -134,6 +142,37 @@ class MainWindow(QMainWindow):
         gauges_toggle = self.gauges_dock.toggleViewAction()
         gauges_toggle.setText(self.tr("&Gauges"))
         self.view_menu.addAction(gauges_toggle)
+
+    def _build_chat(self, chat: ChatServices) -> None:
+        """The conversations sidebar and the chat view, wired to each other and to the model state."""
+        sidebar = ConversationSidebar(chat.store, SelectionMemory(self._context.paths.config_dir), self)
+        view = ChatView(chat.store, chat.session, self)
+        self.set_conversation_sidebar(sidebar)
+        self.set_chat_view(view)
+        self.sidebar, self.chat_view = sidebar, view
+        sidebar.conversation_selected.connect(view.show_conversation)
+        sidebar.delete_requested.connect(view.delete_conversation)
+        sidebar.conversation_changed.connect(view.conversation_updated)
+        view.conversation_created.connect(sidebar.select)
+        view.conversations_changed.connect(sidebar.refresh)
+        view.running_changed.connect(sidebar.set_running)
+        view.load_model_requested.connect(self.choose_model_file)
+        view.settings_requested.connect(self.open_settings)
+        view.answer_finished.connect(self._answer_finished)
+        sidebar.restore_selection()
+        problems = self._context.settings_load.problems
+        if problems:  # the welcome page that lists them is covered by the chat view
+            text = self.tr("Some settings were not valid and use their defaults: {0}").format(
+                "; ".join(problem.message for problem in problems))
+            view.notice.show_notice("settings", text, level="warning", action="settings",
+                                    action_text=self.tr("Settings…"))
+
+    def _answer_finished(self, outcome: FinishedAnswer) -> None:
+        """A finished answer's own figures go to the speed gauge (more exact than the engine's window)."""
+        metrics = outcome.metrics
+        if metrics is not None and metrics.generated_tokens:
+            self.sampler.record_answer(metrics)
+            self.sampler.sample_now()
 
     def _show_settings_problems(self) -> None:
         load = self._context.settings_load
@@ -178,6 +217,11 @@ class MainWindow(QMainWindow):
         if self._shut_down:
             return
         self._bridge.run_in_background(self.services.machine.probe, self._probe_done, self._probe_failed)
+        chat = self.services.chat
+        if chat is not None:
+            self._bridge.run_in_background(
+                chat.attach_existing_knowledge_base, lambda _attached: None,
+                lambda error: log.warning("the knowledge base could not be opened: %s", error))
         if self.gauges_dock.isVisible():
             self.sampler.start()
 
@@ -218,6 +262,8 @@ class MainWindow(QMainWindow):
 
     def _unloaded(self) -> None:
         self.model_status.show_no_model()
+        if self.chat_view is not None:
+            self.chat_view.set_model_state("none")
         self.unload_action.setEnabled(False)
         self.welcome.set_message(self.tr("No model is loaded."))
         self.sampler.reset_speed()
@@ -225,6 +271,8 @@ class MainWindow(QMainWindow):
 
     def _load_started(self, path: Path) -> None:
         self.model_status.show_loading(path.name)
+        if self.chat_view is not None:
+            self.chat_view.set_model_state("loading", path.name)
         for action in (self.load_action, self.load_folder_action, self.unload_action):
             action.setEnabled(False)
         self.welcome.load_button.setEnabled(False)
@@ -234,15 +282,17 @@ class MainWindow(QMainWindow):
         status = self.services.engine_manager.status()
         self.model_status.show_ready(loaded, status.selection)
         self._enable_model_actions(loaded=True)
-        self.welcome.set_message(
-            self.tr("{0} is ready. The chat view arrives in the next step of UniDesk.").format(loaded.model_name)
-        )
+        self.welcome.set_message(self.tr("{0} is ready.").format(loaded.model_name))
+        if self.chat_view is not None:
+            self.chat_view.set_model_state("ready", loaded.model_name)
         self._remember_model(loaded.config.model_path)
         self.sampler.reset_speed()
         self.sampler.sample_now()
 
     def _load_failed(self, message: str) -> None:
         self.model_status.show_failed(message)
+        if self.chat_view is not None:
+            self.chat_view.set_model_state("failed", message)
         self._enable_model_actions(loaded=False)
         self.welcome.set_message(self.tr("The model could not be loaded: {0}").format(message))
         self.sampler.sample_now()
@@ -326,6 +376,10 @@ class MainWindow(QMainWindow):
             return
         self._shut_down = True
         self.sampler.stop()
+        if self.chat_view is not None:
+            self.chat_view.shutdown()
+        if self.sidebar is not None:
+            self.sidebar.wait(3000)
         if self.settings_dialog is not None:
             self.settings_dialog.calculator.wait(3000)
         self.sampler.wait(3000)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import QObject, QThreadPool, QTimer, Signal
 
 from app.core.engines.manager import ManagerState
+from app.core.engines.metrics import RequestMetrics
 from app.core.hardware import HardwareReport
 from app.core.services.gauge_readings import (
     GaugeSnapshot,
@@ -62,6 +63,10 @@ class GaugeSampler(QObject):
 
     def is_running(self) -> bool:
         return self._timer.isActive()
+
+    def record_answer(self, metrics: RequestMetrics) -> None:
+        """A finished answer's own figures for the speed gauge; shown by the next reading."""
+        self._tracker.record_answer(metrics)
 
     def reset_speed(self) -> None:
         """Forget the last answer's speeds (a new model was loaded); applied by the next reading."""

@@ -1,0 +1,1 @@
+"""The chat view: messages as Markdown, streaming answers, sources, the context meter and the input."""

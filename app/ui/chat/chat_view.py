@@ -1,0 +1,353 @@
+"""ChatView: the conversation on show, the answers being written (in any conversation), and the input."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Callable
+from pathlib import Path
+
+from PySide6.QtCore import QPoint, QUrl, Signal
+from PySide6.QtGui import QDesktopServices
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+
+from app.core.chat.errors import ConversationNotFoundError, QuestionTooLongError
+from app.core.chat.models import Citation
+from app.core.chat.prompt import ContextBudget
+from app.core.chat.store import ConversationStore
+from app.core.engines.base import NoModelLoadedError
+from app.core.engines.requests import SamplingParams
+from app.core.services.answer_job import AnswerJob
+from app.core.services.chat_session import ChatSession
+from app.core.util.errors import UserFacingError
+from app.ui.chat.chat_notice import ChatNotice
+from app.ui.chat.citation_chip import source_url
+from app.ui.chat.composer import Composer
+from app.ui.chat.context_meter import ContextMeter
+from app.ui.chat.context_preview import ContextPreview
+from app.ui.chat.message_entries import entries_for
+from app.ui.chat.message_list import MessageList
+from app.ui.chat.passage_popup import PassagePopup
+from app.ui.chat.running_answers import FinishedAnswer, RunningAnswers
+
+log = logging.getLogger(__name__)
+
+UrlOpener = Callable[[QUrl], bool]
+OPENABLE_SCHEMES = ("http", "https", "file", "mailto")
+
+
+class ChatView(QWidget):
+    """Shows one conversation (``show_conversation``) while any number of conversations generate.
+
+    Answers run as :class:`AnswerJob` threads registered in ``running``; one timer drains them once
+    per frame, and switching conversations never stops one. Signals: ``load_model_requested``,
+    ``settings_requested``, ``answer_finished(FinishedAnswer)``, ``conversation_created(id)`` (a first
+    message without a conversation made one), ``conversations_changed()`` (titles, order),
+    ``running_changed(frozenset of ids)``.
+    """
+
+    load_model_requested = Signal()
+    settings_requested = Signal()
+    answer_finished = Signal(object)
+    conversation_created = Signal(str)
+    conversations_changed = Signal()
+    running_changed = Signal(object)
+
+    def __init__(self, store: ConversationStore, session: ChatSession, parent: QWidget | None = None,
+                 *, open_url: UrlOpener = QDesktopServices.openUrl) -> None:
+        super().__init__(parent)
+        self.setObjectName("chatView")
+        self.store = store
+        self.session = session
+        self.open_url = open_url
+        self.sampling: SamplingParams | None = None
+        """Sampling for new answers (None: from the settings)."""
+        self.conversation_id: str | None = None
+        self.model_state = "none"
+        self._model_detail = ""
+        self._deleting: set[str] = set()
+        self.running = RunningAnswers(self)
+        self.running.text_arrived.connect(self._text_arrived)
+        self.running.finished.connect(self._answer_finished)
+        self.running.running_changed.connect(lambda: self.running_changed.emit(self.running.conversations()))
+        self.preview = ContextPreview(session, self)
+        self.preview.ready.connect(self._show_budget)
+        self.preview.failed.connect(self._preview_failed)
+
+        self.title = QLabel(self)
+        self.title.setObjectName("chatTitle")
+        font = self.title.font()
+        font.setBold(True)
+        font.setPointSizeF(font.pointSizeF() * 1.15)
+        self.title.setFont(font)
+        self.messages = MessageList(self)
+        self.messages.set_empty_hint(self.tr("Ask anything. Answers are written on this computer; nothing leaves it."))
+        self.messages.regenerate_requested.connect(self.regenerate)
+        self.messages.continue_requested.connect(self.continue_answer)
+        self.messages.edit_submitted.connect(self.edit_and_resend)
+        self.messages.branch_requested.connect(self.show_alternative)
+        self.messages.citation_open_requested.connect(self.open_citation)
+        self.messages.citation_passage_requested.connect(self.show_passage)
+        self.messages.link_activated.connect(self._open_link)
+        self.notice = ChatNotice(self)
+        self.notice.action_triggered.connect(self._notice_action)
+        self.notice.dismissed.connect(lambda _kind: self._show_model_notice())
+        self.meter = ContextMeter(self)
+        self.composer = Composer(self)
+        self.composer.send_requested.connect(self.send)
+        self.composer.stop_requested.connect(self.stop)
+        self.composer.draft_changed.connect(lambda draft: self.preview.request(self.conversation_id, draft))
+        self.passage_popup: PassagePopup | None = None
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 6, 0, 8)
+        layout.setSpacing(6)
+        layout.addWidget(self.title)
+        layout.addWidget(self.messages, 1)
+        bottom = QVBoxLayout()
+        bottom.setContentsMargins(16, 0, 16, 0)
+        bottom.setSpacing(4)
+        bottom.addWidget(self.notice)
+        bottom.addWidget(self.meter)
+        bottom.addWidget(self.composer)
+        layout.addLayout(bottom)
+        self.title.setContentsMargins(16, 0, 16, 0)
+        self.set_model_state("none")
+        self.show_conversation(None)
+
+    # ---- what is on show -------------------------------------------------------------------
+    def show_conversation(self, conversation_id: str | None) -> None:
+        """Show a conversation (None or "": nothing chosen yet; the first message creates one)."""
+        chosen = conversation_id or None
+        if chosen is not None and not self.store.has_conversation(chosen):
+            chosen = None
+        changed = chosen != self.conversation_id
+        self.conversation_id = chosen
+        self._clear_notice("error")
+        self.reload()
+        if changed:
+            self.messages.scroll_to_end()
+        self.preview.request(chosen, self.composer.text())
+
+    def reload(self) -> None:
+        """Redraw the conversation on show from the store (a running answer shows the text streamed so far)."""
+        conversation_id = self.conversation_id
+        if conversation_id is None:
+            self.title.setText(self.tr("New chat"))
+            self.messages.show_entries([], {})
+            self.composer.set_busy(False)
+            return
+        conversation = self.store.conversation(conversation_id)
+        self.title.setText(conversation.title or self.tr("New chat"))
+        streaming = self.running.streaming_message(conversation_id)
+        streamed = {streaming[0]: streaming[1]} if streaming is not None else {}
+        entries = entries_for(self.store.branch(conversation_id), self.store.messages(conversation_id),
+                              streaming[0] if streaming is not None else None)
+        self.messages.show_entries(entries, streamed)
+        self.composer.set_busy(streaming is not None)
+
+    # ---- model state -----------------------------------------------------------------------
+    def set_model_state(self, state: str, detail: str = "") -> None:
+        """"none", "loading", "ready" or "failed" (``detail``: the model's name or the failure)."""
+        self.model_state = state
+        self._model_detail = detail
+        if state == "ready":
+            self.notice.clear("model")
+            self.composer.set_placeholder(self.tr("Message {0} (Enter sends, Shift+Enter new line)").format(detail)
+                                          if detail else self.tr("Message (Enter sends, Shift+Enter new line)"))
+        elif state == "loading":
+            self.composer.set_placeholder(self.tr("The model is loading…"))
+        else:
+            self.composer.set_placeholder(self.tr("No model loaded. Use Load model… to choose one."))
+        self._show_model_notice()
+        self.preview.request(self.conversation_id, self.composer.text())
+
+    def _clear_notice(self, kind: str) -> None:
+        self.notice.clear(kind)
+        self._show_model_notice()
+
+    def _show_model_notice(self) -> None:
+        """While no model is ready, the notice line says so (unless another notice is up)."""
+        state, detail = self.model_state, self._model_detail
+        if state == "ready" or (self.notice.isVisible() and self.notice.kind != "model"):
+            return
+        if state == "loading":
+            self.notice.show_notice("model", self.tr("Loading {0}… You can type meanwhile.").format(
+                detail or self.tr("the model")), level="info", dismissable=False)
+            return
+        text = self.tr("No model is loaded: load one to chat.") if state == "none" else self.tr(
+            "The model could not be loaded: {0}").format(detail)
+        self.notice.show_notice("model", text, level="warning" if state == "none" else "error",
+                                action="load_model", action_text=self.tr("Load model…"), dismissable=False)
+
+    # ---- answering -------------------------------------------------------------------------
+    def send(self, text: str | None = None) -> bool:
+        """Ask ``text`` (default: the draft) in the conversation on show; False if it did not start."""
+        question = self.composer.text() if text is None else text
+        if not question.strip():
+            return False
+        conversation_id = self.conversation_id
+        if conversation_id is not None and self.running.is_running(conversation_id):
+            return False
+        created = conversation_id is None
+        if conversation_id is None:
+            conversation_id = self.store.create_conversation().id
+        try:
+            job = self.session.send(conversation_id, question, sampling=self.sampling)
+        except UserFacingError as error:
+            if created:
+                self.store.delete_conversation(conversation_id)  # leave no empty conversation behind
+            self.show_error(error)
+            return False
+        self.conversation_id = conversation_id
+        self.composer.clear()
+        self._started(conversation_id, job)
+        if created:
+            self.conversation_created.emit(conversation_id)
+        else:
+            self.conversations_changed.emit()
+        return True
+
+    def stop(self) -> None:
+        """Stop the answer of the conversation on show (its text so far is kept)."""
+        if self.conversation_id is not None:
+            self.running.cancel(self.conversation_id)
+
+    def regenerate(self, answer_id: str) -> bool:
+        return self._run_action(lambda: self.session.regenerate(answer_id, sampling=self.sampling))
+
+    def continue_answer(self, answer_id: str) -> bool:
+        return self._run_action(lambda: self.session.continue_answer(answer_id, sampling=self.sampling))
+
+    def edit_and_resend(self, question_id: str, text: str) -> bool:
+        return self._run_action(lambda: self.session.edit_and_resend(question_id, text, sampling=self.sampling))
+
+    def show_alternative(self, message_id: str) -> None:
+        """Show the branch through ``message_id`` (flipping between regenerated or edited alternatives)."""
+        conversation_id = self.conversation_id
+        if conversation_id is None or self.running.is_running(conversation_id):
+            return
+        try:
+            self.store.select_branch(conversation_id, message_id)
+        except UserFacingError as error:
+            self.show_error(error)
+            return
+        self.reload()
+        self.preview.request(conversation_id, self.composer.text())
+
+    def _run_action(self, start: Callable[[], AnswerJob]) -> bool:
+        conversation_id = self.conversation_id
+        if conversation_id is None or self.running.is_running(conversation_id):
+            return False
+        try:
+            job = start()
+        except UserFacingError as error:
+            self.show_error(error)
+            return False
+        self._started(conversation_id, job)
+        return True
+
+    def _started(self, conversation_id: str, job: AnswerJob) -> None:
+        self._clear_notice("error")
+        self.running.add(conversation_id, job)
+        self.reload()
+        self.messages.scroll_to_end()
+
+    def _text_arrived(self, conversation_id: str, message_id: str, piece: str) -> None:
+        if conversation_id == self.conversation_id:
+            self.messages.append(message_id, piece)
+
+    def _answer_finished(self, outcome: FinishedAnswer) -> None:
+        conversation_id = outcome.conversation_id
+        if conversation_id in self._deleting:
+            self._deleting.discard(conversation_id)
+            self._delete_now(conversation_id)
+            return
+        if conversation_id == self.conversation_id:
+            self.reload()
+            if outcome.error is not None:
+                self.show_error(outcome.error)
+            self.preview.request(conversation_id, self.composer.text())
+        self.answer_finished.emit(outcome)
+        self.conversations_changed.emit()
+
+    # ---- conversations ---------------------------------------------------------------------
+    def conversation_updated(self, conversation_id: str) -> None:
+        """A conversation was renamed or pinned elsewhere: redraw it if it is on show."""
+        if conversation_id == self.conversation_id:
+            self.reload()
+
+    def delete_conversation(self, conversation_id: str) -> None:
+        """Delete a conversation; one still answering is stopped first and deleted once it has ended."""
+        if self.running.is_running(conversation_id):
+            self._deleting.add(conversation_id)
+            self.running.cancel(conversation_id)
+        else:
+            self._delete_now(conversation_id)
+        if conversation_id == self.conversation_id:
+            self.show_conversation(None)
+
+    def _delete_now(self, conversation_id: str) -> None:
+        with contextlib.suppress(ConversationNotFoundError):  # already gone
+            self.store.delete_conversation(conversation_id)
+        self.conversations_changed.emit()
+
+    # ---- context meter ---------------------------------------------------------------------
+    def _show_budget(self, budget: ContextBudget | None) -> None:
+        self._clear_notice("too_long")
+        if budget is None:
+            self.meter.set_unavailable(self.tr("Context: no model loaded"))
+        else:
+            self.meter.set_budget(budget)
+
+    def _preview_failed(self, error: Exception) -> None:
+        if isinstance(error, QuestionTooLongError):
+            self.meter.set_overflow(error.needed_tokens, error.context_tokens)
+            self.notice.show_notice("too_long", str(error), level="warning", action="settings",
+                                    action_text=self.tr("Settings…"))
+        elif not isinstance(error, ConversationNotFoundError):
+            self.meter.set_unavailable(self.tr("Context: unknown"))
+            log.info("context preview failed: %s", error)
+
+    # ---- errors and links ------------------------------------------------------------------
+    def show_error(self, error: BaseException) -> None:
+        """One line above the input: what went wrong and what to do."""
+        if isinstance(error, NoModelLoadedError):
+            self.notice.show_notice("model", self.tr("No model is loaded. Load one, then send again."),
+                                    action="load_model", action_text=self.tr("Load model…"))
+        elif isinstance(error, QuestionTooLongError):
+            self.notice.show_notice("error", str(error), action="settings", action_text=self.tr("Settings…"))
+        elif isinstance(error, UserFacingError):
+            self.notice.show_notice("error", str(error))
+        else:
+            reason = str(error) or type(error).__name__
+            self.notice.show_notice("error", self.tr("The answer failed: {0}").format(reason))
+
+    def _notice_action(self, action: str) -> None:
+        if action == "load_model":
+            self.load_model_requested.emit()
+        elif action == "settings":
+            self.settings_requested.emit()
+
+    def open_citation(self, citation: Citation) -> None:
+        """Open the cited file (at its page, for PDFs); if the system cannot, show the passage instead."""
+        if not Path(citation.path).is_file() or not self.open_url(source_url(citation)):
+            self.show_passage(citation, self.mapToGlobal(QPoint(24, 24)))
+
+    def show_passage(self, citation: Citation, at: QPoint) -> None:
+        if self.passage_popup is None:
+            self.passage_popup = PassagePopup(self)
+            self.passage_popup.open_requested.connect(lambda chosen: self.open_url(source_url(chosen)))
+        self.passage_popup.show_citation(citation, at)
+
+    def _open_link(self, url: QUrl) -> None:
+        if url.scheme() in OPENABLE_SCHEMES:
+            self.open_url(url)
+
+    # ---- shutdown --------------------------------------------------------------------------
+    def shutdown(self, timeout_s: float = 3.0) -> None:
+        """Stop every answer (their text is saved as stopped) and wait a little for them to end."""
+        self.preview.stop()
+        self.running.cancel_all()
+        if not self.running.wait_all(timeout_s):
+            log.warning("some answers did not stop within %.1f s", timeout_s)
+        self.preview.wait(int(timeout_s * 1000))

@@ -1,0 +1,133 @@
+"""ContextMeter: a thin stacked bar of what the next prompt is made of and how much of the context is left."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QRectF, QSize, Qt
+from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPalette
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QWidget
+
+from app.core.chat.prompt import ContextBudget
+
+BAR_HEIGHT = 8
+PART_COLORS = {
+    "system": "#8e8cd8",
+    "sources": "#2e9e6b",
+    "history": "#4a90d9",
+    "question": "#f0a030",
+    "reserved": "#c8a2c8",
+}
+OVERFLOW_COLOR = "#e53935"
+
+
+def compact_tokens(count: int) -> str:
+    """1234 -> "1.2K", 32768 -> "32.8K", 512 -> "512"."""
+    if count < 1000:
+        return str(count)
+    return f"{count / 1000:.1f}K"
+
+
+def budget_parts(budget: ContextBudget) -> dict[str, int]:
+    """The meter's parts in drawing order (free last); they add up to the context."""
+    return {
+        "system": budget.system, "sources": budget.sources, "history": budget.history,
+        "question": budget.question, "reserved": budget.reserved_for_answer, "free": max(0, budget.free),
+    }
+
+
+class _Bar(QWidget):
+    """The stacked bar itself."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.parts: dict[str, int] = {}
+        self.total = 0
+        self.overflow = False
+        self.setMinimumWidth(120)
+        self.setFixedHeight(BAR_HEIGHT + 4)
+
+    def sizeHint(self) -> QSize:
+        return QSize(240, BAR_HEIGHT + 4)
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        area = QRectF(0.5, 2.5, self.width() - 1.0, BAR_HEIGHT)
+        free = self.palette().color(QPalette.ColorRole.Mid)
+        free.setAlpha(70)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(free)
+        painter.drawRoundedRect(area, 3, 3)
+        if self.overflow:
+            painter.setBrush(QColor(OVERFLOW_COLOR))
+            painter.drawRoundedRect(area, 3, 3)
+        elif self.total > 0:
+            painter.setClipRect(area)
+            x = area.left()
+            for key, tokens in self.parts.items():
+                if key == "free" or tokens <= 0:
+                    continue
+                width = area.width() * tokens / self.total
+                painter.setBrush(QColor(PART_COLORS[key]))
+                painter.drawRect(QRectF(x, area.top(), width, area.height()))
+                x += width
+        painter.end()
+
+
+class ContextMeter(QWidget):
+    """Shows a :class:`ContextBudget` (tooltip: every part in tokens), or a state line when there is none."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("contextMeter")
+        self.bar = _Bar(self)
+        self.label = QLabel(self)
+        self.label.setObjectName("contextMeterLabel")
+        self.label.setEnabled(False)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(8)
+        layout.addWidget(self.bar, 1)
+        layout.addWidget(self.label)
+        self.budget: ContextBudget | None = None
+        self.set_unavailable(self.tr("Context: no model loaded"))
+
+    def parts(self) -> dict[str, int]:
+        """Tokens per part as drawn now (empty when no budget is shown)."""
+        return dict(self.bar.parts)
+
+    def set_budget(self, budget: ContextBudget) -> None:
+        self.budget = budget
+        self.bar.parts = budget_parts(budget)
+        self.bar.total = budget.context
+        self.bar.overflow = False
+        used = budget.prompt
+        self.label.setText(self.tr("{0} / {1} tokens").format(compact_tokens(used), compact_tokens(budget.context)))
+        names = {
+            "system": self.tr("System prompt"), "sources": self.tr("Sources"), "history": self.tr("Earlier messages"),
+            "question": self.tr("Your question"), "reserved": self.tr("Kept for the answer"), "free": self.tr("Free"),
+        }
+        lines = [self.tr("Context window: {0} tokens").format(f"{budget.context:,}")]
+        lines += [f"{names[key]}: {tokens:,}" for key, tokens in self.bar.parts.items()]
+        lines.append(self.tr("Sources are searched when you send (not counted before)."))
+        self.setToolTip("\n".join(lines))
+        self.bar.update()
+
+    def set_overflow(self, needed: int, context: int) -> None:
+        """The question does not fit: the bar turns red."""
+        self.budget = None
+        self.bar.parts = {}
+        self.bar.total = context
+        self.bar.overflow = True
+        self.label.setText(self.tr("{0} / {1} tokens").format(compact_tokens(needed), compact_tokens(context)))
+        self.setToolTip(self.tr("The question needs {0} tokens (with room for the answer); the context holds {1}.")
+                        .format(f"{needed:,}", f"{context:,}"))
+        self.bar.update()
+
+    def set_unavailable(self, text: str) -> None:
+        self.budget = None
+        self.bar.parts = {}
+        self.bar.total = 0
+        self.bar.overflow = False
+        self.label.setText(text)
+        self.setToolTip(text)
+        self.bar.update()

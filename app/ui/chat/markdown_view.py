@@ -1,0 +1,93 @@
+"""MarkdownView: one part of a message rendered as Markdown (or plain text), exactly as tall as its content."""
+
+from __future__ import annotations
+
+import math
+
+from PySide6.QtCore import QEvent, QSize, Qt, QUrl, Signal
+from PySide6.QtGui import QColor, QPalette, QTextBlockFormat, QTextCursor, QTextDocument, QTextFormat, QWheelEvent
+from PySide6.QtWidgets import QFrame, QSizePolicy, QTextBrowser, QWidget
+
+from app.ui.chat.code_highlighter import CodeHighlighter
+from app.ui.chat.markdown_text import with_copy_links
+
+CODE_BACKGROUND_LIGHT = "#f1f3f5"
+CODE_BACKGROUND_DARK = "#2b2d31"
+
+
+def is_dark(palette: QPalette) -> bool:
+    return palette.color(QPalette.ColorRole.Base).lightness() < 128
+
+
+class MarkdownView(QTextBrowser):
+    """Read-only rich text that sizes itself to its document (the message list scrolls, not the message).
+
+    Fenced code gets a shaded background, highlighting and a "Copy code" link; every link is emitted as
+    ``link_activated`` (the message decides what ``copy-code:N`` and web links do).
+    """
+
+    link_activated = Signal(QUrl)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._highlighter = CodeHighlighter(self.document(), dark=is_dark(self.palette()))
+        self._shown_markdown: tuple[str, int, str] | None = None
+        self.setOpenLinks(False)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.viewport().setAutoFillBackground(False)
+        self.setStyleSheet("QTextBrowser { background: transparent; }")
+        self.document().setDocumentMargin(2)
+        self.anchorClicked.connect(self.link_activated)
+        self.document().documentLayout().documentSizeChanged.connect(self._fit_height)
+        self._fit_height()
+
+    def show_markdown(self, source: str, first_code_number: int = 0, copy_label: str = "Copy code") -> None:
+        """Render ``source``; its code blocks' copy links count from ``first_code_number``."""
+        self._shown_markdown = (source, first_code_number, copy_label)
+        self.document().setMarkdown(with_copy_links(source, copy_label, first_code_number))
+        self._shade_code_blocks(self.document())
+
+    def show_plain(self, text: str) -> None:
+        self._shown_markdown = None
+        self.setPlainText(text)
+
+    def append_plain(self, piece: str) -> None:
+        """Add text at the end as it is (cheap: only the last lines are laid out again)."""
+        cursor = QTextCursor(self.document())
+        cursor.movePosition(QTextCursor.MoveOperation.End)
+        cursor.insertText(piece)
+
+    def _shade_code_blocks(self, document: QTextDocument) -> None:
+        shade = QTextBlockFormat()
+        shade.setBackground(QColor(CODE_BACKGROUND_DARK if is_dark(self.palette()) else CODE_BACKGROUND_LIGHT))
+        cursor = QTextCursor(document)
+        cursor.beginEditBlock()  # one layout pass for all blocks, not one per block
+        block = document.begin()
+        while block.isValid():
+            if block.blockFormat().hasProperty(QTextFormat.Property.BlockCodeFence):
+                cursor.setPosition(block.position())
+                cursor.mergeBlockFormat(shade)
+            block = block.next()
+        cursor.endEditBlock()
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange:  # the theme changed: link and code colours follow
+            self._highlighter.set_dark(is_dark(self.palette()))
+            if self._shown_markdown is not None:
+                self.show_markdown(*self._shown_markdown)
+
+    def _fit_height(self) -> None:
+        margins = self.contentsMargins()
+        height = max(8, math.ceil(self.document().size().height()) + margins.top() + margins.bottom())
+        if height != self.minimumHeight() or height != self.maximumHeight():
+            self.setFixedHeight(height)
+
+    def sizeHint(self) -> QSize:
+        return QSize(super().sizeHint().width(), self.height())
+
+    def wheelEvent(self, event: QWheelEvent) -> None:
+        event.ignore()  # the message list scrolls; this view is always as tall as its text

@@ -1,0 +1,117 @@
+"""MessageList: the scrolling column of messages of the branch on show; keeps to the bottom while text streams."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from PySide6.QtCore import QPoint, Qt, QUrl, Signal
+from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QVBoxLayout, QWidget
+
+from app.ui.chat.message_entries import MessageEntry
+from app.ui.chat.message_widget import MessageWidget
+
+BOTTOM_SLACK_PX = 24
+"""Within this distance of the end, the list counts as "at the bottom" and follows new text."""
+
+
+class MessageList(QScrollArea):
+    """Reuses a message's widget while its id stays on show, so switching or finishing only redraws what changed.
+
+    Forwards the messages' signals (ids, citations, links) under the same names.
+    """
+
+    regenerate_requested = Signal(str)
+    continue_requested = Signal(str)
+    edit_submitted = Signal(str, str)
+    branch_requested = Signal(str)
+    citation_open_requested = Signal(object)
+    citation_passage_requested = Signal(object, QPoint)
+    link_activated = Signal(QUrl)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("messageList")
+        self.setWidgetResizable(True)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
+        self.content = QWidget(self)
+        self.content.setObjectName("messageListContent")
+        self._layout = QVBoxLayout(self.content)
+        self._layout.setContentsMargins(16, 12, 16, 12)
+        self._layout.setSpacing(10)
+        self.empty_hint = QLabel(self.content)
+        self.empty_hint.setObjectName("emptyChatHint")
+        self.empty_hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.empty_hint.setWordWrap(True)
+        self.empty_hint.setEnabled(False)
+        self._layout.addWidget(self.empty_hint)
+        self._layout.addStretch(1)
+        self.setWidget(self.content)
+        self.widgets: dict[str, MessageWidget] = {}
+        self._order: list[str] = []
+        self._follow = True
+        self.verticalScrollBar().rangeChanged.connect(self._range_changed)
+        self.verticalScrollBar().valueChanged.connect(self._value_changed)
+
+    def set_empty_hint(self, text: str) -> None:
+        self.empty_hint.setText(text)
+
+    def show_entries(self, entries: Sequence[MessageEntry], streamed: dict[str, str]) -> None:
+        """Show ``entries`` in order; ``streamed`` maps streaming message ids to the text written so far."""
+        wanted = [entry.message.id for entry in entries]
+        for message_id in [identifier for identifier in self._order if identifier not in wanted]:
+            widget = self.widgets.pop(message_id)
+            self._layout.removeWidget(widget)
+            widget.deleteLater()
+        for index, entry in enumerate(entries):
+            text = streamed.get(entry.message.id)
+            existing = self.widgets.get(entry.message.id)
+            if existing is None:
+                widget = MessageWidget(entry, self.content)
+                widget.update_entry(entry, text)
+                self._connect(widget)
+                self.widgets[entry.message.id] = widget
+            else:
+                widget = existing
+                widget.update_entry(entry, text)
+            if self._layout.indexOf(widget) != index + 1:  # after the empty hint
+                self._layout.removeWidget(widget)
+                self._layout.insertWidget(index + 1, widget)
+        self._order = wanted
+        self.empty_hint.setVisible(not entries)
+
+    def widget_for(self, message_id: str) -> MessageWidget | None:
+        return self.widgets.get(message_id)
+
+    def ordered_widgets(self) -> list[MessageWidget]:
+        return [self.widgets[message_id] for message_id in self._order]
+
+    def append(self, message_id: str, piece: str) -> bool:
+        """Append streamed text to a message on show; False if it is not on show."""
+        widget = self.widgets.get(message_id)
+        if widget is None:
+            return False
+        widget.append(piece)
+        return True
+
+    def scroll_to_end(self) -> None:
+        self._follow = True
+        bar = self.verticalScrollBar()
+        bar.setValue(bar.maximum())
+
+    def _connect(self, widget: MessageWidget) -> None:
+        widget.regenerate_requested.connect(self.regenerate_requested)
+        widget.continue_requested.connect(self.continue_requested)
+        widget.edit_submitted.connect(self.edit_submitted)
+        widget.branch_requested.connect(self.branch_requested)
+        widget.citation_open_requested.connect(self.citation_open_requested)
+        widget.citation_passage_requested.connect(self.citation_passage_requested)
+        widget.link_activated.connect(self.link_activated)
+
+    def _range_changed(self, _minimum: int, maximum: int) -> None:
+        if self._follow:
+            self.verticalScrollBar().setValue(maximum)
+
+    def _value_changed(self, value: int) -> None:
+        self._follow = value >= self.verticalScrollBar().maximum() - BOTTOM_SLACK_PX

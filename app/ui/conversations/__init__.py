@@ -1,0 +1,1 @@
+"""The conversations sidebar: list, search, new, rename, pin, delete."""

@@ -1,0 +1,262 @@
+"""ConversationSidebar: the conversations, pinned first; new, rename, pin, delete, and full-text search."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from PySide6.QtCore import QPoint, Qt, QThreadPool, QTimer, Signal
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (
+    QInputDialog,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QMenu,
+    QMessageBox,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.core.chat.models import Conversation, SearchMatch
+from app.core.chat.store import ConversationStore
+from app.ui.bridge import Bridge
+from app.ui.conversations.conversation_item import ID_ROLE, conversation_item, search_matches_by_conversation
+from app.ui.conversations.selection_memory import SelectionMemory
+
+SEARCH_DELAY_MS = 200
+SEARCH_LANE = "conversation-search"
+SIDEBAR_MIN_WIDTH = 200
+
+
+class ConversationSidebar(QWidget):
+    """``conversation_selected(id)`` ("" when none is left), ``delete_requested(id)`` (after confirmation) and
+    ``conversation_changed(id)`` (renamed or pinned).
+
+    ``confirm_delete(title) -> bool`` and ``ask_title(current) -> str | None`` are the dialogs; tests
+    replace them. Conversations being answered (``set_running``) are marked.
+    """
+
+    conversation_selected = Signal(str)
+    delete_requested = Signal(str)
+    conversation_changed = Signal(str)
+
+    def __init__(self, store: ConversationStore, memory: SelectionMemory, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("conversationSidebar")
+        self.setMinimumWidth(SIDEBAR_MIN_WIDTH)
+        self.store = store
+        self.memory = memory
+        self.confirm_delete: Callable[[str], bool] = self._confirm_delete_dialog
+        self.ask_title: Callable[[str], str | None] = self._ask_title_dialog
+        self._running: frozenset[str] = frozenset()
+        self._hidden: set[str] = set()
+        self._matches: dict[str, SearchMatch] | None = None
+        pool = QThreadPool(self)
+        pool.setMaxThreadCount(1)
+        self._bridge = Bridge(self, pool)
+
+        self.new_button = QPushButton(self.tr("New chat"), self)
+        self.new_button.setObjectName("newChatButton")
+        self.new_button.setShortcut(QKeySequence.StandardKey.New)
+        self.new_button.clicked.connect(self.new_conversation)
+        self.search = QLineEdit(self)
+        self.search.setObjectName("conversationSearch")
+        self.search.setPlaceholderText(self.tr("Search conversations"))
+        self.search.setClearButtonEnabled(True)
+        self._search_timer = QTimer(self)
+        self._search_timer.setSingleShot(True)
+        self._search_timer.setInterval(SEARCH_DELAY_MS)
+        self._search_timer.timeout.connect(self.run_search)
+        self.search.textChanged.connect(lambda _text: self._search_timer.start())
+        self.list = QListWidget(self)
+        self.list.setObjectName("conversationList")
+        self.list.setAccessibleName(self.tr("Conversations"))
+        self.list.setWordWrap(False)
+        self.list.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.list.customContextMenuRequested.connect(self._context_menu)
+        self.list.currentItemChanged.connect(self._current_changed)
+        self.rename_action = self._action(self.tr("Rename…"), self.rename_current, QKeySequence("F2"))
+        self.pin_action = self._action(self.tr("Pin"), self.toggle_pin_current, None)
+        self.delete_action = self._action(self.tr("Delete…"), self.delete_current, QKeySequence.StandardKey.Delete)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 8, 4, 8)
+        layout.setSpacing(6)
+        layout.addWidget(self.new_button)
+        layout.addWidget(self.search)
+        layout.addWidget(self.list, 1)
+
+    def _action(self, text: str, slot: Callable[[], object],
+                shortcut: QKeySequence | QKeySequence.StandardKey | None) -> QAction:
+        action = QAction(text, self.list)
+        if shortcut is not None:
+            action.setShortcut(QKeySequence(shortcut))
+            action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
+            self.list.addAction(action)
+        action.triggered.connect(slot)
+        return action
+
+    # ---- the list ---------------------------------------------------------------------------
+    @property
+    def selected_id(self) -> str | None:
+        item = self.list.currentItem()
+        value = item.data(ID_ROLE) if item is not None else None
+        return value if isinstance(value, str) else None
+
+    def shown_ids(self) -> list[str]:
+        return [str(self.list.item(row).data(ID_ROLE)) for row in range(self.list.count())]
+
+    def restore_selection(self) -> str | None:
+        """Fill the list and select the conversation remembered from last time (else the first one)."""
+        remembered = self.memory.selected()
+        self.refresh(select=remembered)
+        if self.selected_id is None and self.list.count():
+            self.list.setCurrentRow(0)
+        return self.selected_id
+
+    def refresh(self, select: str | None = None) -> None:
+        """Re-read the conversations (keeping the selection, or selecting ``select``)."""
+        wanted = select or self.selected_id
+        conversations = [item for item in self.store.conversations() if item.id not in self._hidden]
+        self._hidden &= {item.id for item in self.store.conversations()}
+        if self._matches is not None:
+            conversations = self._filter(conversations, self._matches)
+        self._fill(conversations, wanted)
+
+    def _fill(self, conversations: Sequence[Conversation], wanted: str | None) -> None:
+        previous = self.selected_id
+        self.list.blockSignals(True)
+        try:
+            self.list.clear()
+            for conversation in conversations:
+                match = self._matches.get(conversation.id) if self._matches is not None else None
+                item = conversation_item(conversation, conversation.id in self._running, match,
+                                         self.tr("New chat"))
+                self.list.addItem(item)
+                if conversation.id == wanted:
+                    self.list.setCurrentItem(item)
+        finally:
+            self.list.blockSignals(False)
+        if self.selected_id != previous and self.selected_id is not None:
+            self._selected(self.selected_id)
+
+    def set_running(self, conversation_ids: frozenset[str]) -> None:
+        """Mark the conversations whose answers are being written."""
+        if conversation_ids != self._running:
+            self._running = conversation_ids
+            self.refresh()
+
+    def _current_changed(self, current: QListWidgetItem | None, _previous: QListWidgetItem | None) -> None:
+        if current is not None:
+            self._selected(str(current.data(ID_ROLE)))
+
+    def _selected(self, conversation_id: str) -> None:
+        self.memory.remember(conversation_id)
+        self.conversation_selected.emit(conversation_id)
+
+    def select(self, conversation_id: str) -> None:
+        """Select a conversation (clearing a search that hides it)."""
+        if conversation_id not in self.shown_ids() and self.search.text():
+            self.search.clear()
+            self._matches = None
+        self.refresh(select=conversation_id)
+
+    # ---- actions ----------------------------------------------------------------------------
+    def new_conversation(self) -> str:
+        """Start a new conversation (the one on show is reused if it has no messages yet); returns its id."""
+        current = self.selected_id
+        if current is not None and self.store.has_conversation(current) and not self.store.messages(current):
+            return current
+        conversation = self.store.create_conversation()
+        self.select(conversation.id)
+        return conversation.id
+
+    def rename_current(self) -> None:
+        conversation_id = self.selected_id
+        if conversation_id is None:
+            return
+        title = self.ask_title(self.store.conversation(conversation_id).title)
+        if title is not None and title.strip():
+            self.store.rename(conversation_id, title)
+            self.refresh()
+            self.conversation_changed.emit(conversation_id)
+
+    def toggle_pin_current(self) -> None:
+        conversation_id = self.selected_id
+        if conversation_id is not None:
+            self.store.set_pinned(conversation_id, not self.store.conversation(conversation_id).pinned)
+            self.refresh()
+            self.conversation_changed.emit(conversation_id)
+
+    def delete_current(self) -> None:
+        conversation_id = self.selected_id
+        if conversation_id is None:
+            return
+        title = self.store.conversation(conversation_id).title or self.tr("New chat")
+        if not self.confirm_delete(title):
+            return
+        row = self.list.currentRow()
+        self._hidden.add(conversation_id)
+        self.list.blockSignals(True)
+        self.list.takeItem(row)
+        self.list.blockSignals(False)
+        self.delete_requested.emit(conversation_id)
+        if self.list.count():
+            self.list.blockSignals(True)
+            self.list.setCurrentRow(min(row, self.list.count() - 1))
+            self.list.blockSignals(False)
+            self._selected(str(self.list.currentItem().data(ID_ROLE)))
+        else:
+            self.memory.remember(None)
+            self.conversation_selected.emit("")
+
+    def _context_menu(self, position: QPoint) -> None:
+        item = self.list.itemAt(position)
+        if item is None:
+            return
+        self.list.setCurrentItem(item)
+        pinned = self.store.conversation(str(item.data(ID_ROLE))).pinned
+        self.pin_action.setText(self.tr("Unpin") if pinned else self.tr("Pin to the top"))
+        menu = QMenu(self)
+        for action in (self.rename_action, self.pin_action, self.delete_action):
+            menu.addAction(action)
+        menu.exec(self.list.viewport().mapToGlobal(position))
+
+    # ---- search -----------------------------------------------------------------------------
+    def run_search(self) -> None:
+        """Search now (typing starts it after a short pause): titles, and message text through the store's index."""
+        self._search_timer.stop()
+        query = self.search.text().strip()
+        if not query:
+            self._bridge.drop_lane(SEARCH_LANE)
+            self._matches = None
+            self.refresh()
+            return
+        store = self.store
+        self._bridge.run_latest(SEARCH_LANE, lambda: store.search(query), self._show_matches)
+
+    def _show_matches(self, matches: list[SearchMatch]) -> None:
+        self._matches = search_matches_by_conversation(matches)
+        self.refresh()
+
+    def _filter(self, conversations: Sequence[Conversation], matches: dict[str, SearchMatch]) -> list[Conversation]:
+        query = self.search.text().strip().casefold()
+        return [item for item in conversations if item.id in matches or (query and query in item.title.casefold())]
+
+    def wait(self, timeout_ms: int = 3000) -> bool:
+        return self._bridge.wait_for_all(timeout_ms)
+
+    # ---- dialogs ----------------------------------------------------------------------------
+    def _confirm_delete_dialog(self, title: str) -> bool:
+        answer = QMessageBox.question(
+            self, self.tr("Delete conversation"),
+            self.tr("Delete “{0}” and all its messages? This cannot be undone.").format(title),
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel, QMessageBox.StandardButton.Cancel)
+        return answer == QMessageBox.StandardButton.Yes
+
+    def _ask_title_dialog(self, current: str) -> str | None:
+        title, accepted = QInputDialog.getText(self, self.tr("Rename conversation"), self.tr("Title:"),
+                                               QLineEdit.EchoMode.Normal, current)
+        return title if accepted else None
+

@@ -1,0 +1,187 @@
+"""Streaming into the real chat view: the longest GUI event-loop stall and the GUI thread's CPU share, against an
+idle window in the same run.
+
+    .venv/bin/python -m tests.benchmarks.bench_gui_streaming [--rate 250] [--seconds 8] [--rounds 3]
+
+A real main window (offscreen by default; ``--platform xcb`` under Xvfb) shows a stored conversation whose
+answer is fed by a fake stream: a thread pushing Markdown token pieces (prose, lists, fenced code) at
+``--rate`` tokens/s into an AnswerJob stand-in, drained by the chat view's frame timer as a real answer is.
+While it runs, a 5 ms PreciseTimer heartbeat on the GUI thread records the gaps between its ticks (a stall
+is a long gap), and ``time.thread_time()`` on the GUI thread over the wall time gives the GUI thread's CPU
+share. Idle and streaming phases alternate round by round (so load on the machine hits both), each phase
+lasting ``--seconds``. Prints one JSON document; target: no stall over 50 ms while streaming.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from tests.benchmarks.bench_support import figure
+
+HEARTBEAT_MS = 5
+STALL_TARGET_MS = 50.0
+
+
+def _phase(app: Any, seconds: float) -> dict[str, float]:
+    """Run the GUI event loop for ``seconds`` with a heartbeat; gaps and the GUI thread's CPU time."""
+    from PySide6.QtCore import QEventLoop, Qt, QTimer
+
+    ticks: list[float] = []
+    heartbeat = QTimer()
+    heartbeat.setTimerType(Qt.TimerType.PreciseTimer)
+    heartbeat.setInterval(HEARTBEAT_MS)
+    heartbeat.timeout.connect(lambda: ticks.append(time.perf_counter()))
+    loop = QEventLoop()
+    QTimer.singleShot(int(seconds * 1000), loop.quit)
+    wall_start, cpu_start = time.perf_counter(), time.thread_time()
+    ticks.append(wall_start)
+    heartbeat.start()
+    loop.exec()
+    heartbeat.stop()
+    wall, cpu = time.perf_counter() - wall_start, time.thread_time() - cpu_start
+    gaps_ms = sorted((later - earlier) * 1000 for earlier, later in itertools.pairwise(ticks))
+    return {
+        "longest_stall_ms": gaps_ms[-1] if gaps_ms else float("nan"),
+        "p99_gap_ms": gaps_ms[int(len(gaps_ms) * 0.99) - 1] if gaps_ms else float("nan"),
+        "gaps_over_50ms": float(sum(gap > STALL_TARGET_MS for gap in gaps_ms)),
+        "gui_thread_cpu_share": cpu / wall,
+        "heartbeats": float(len(gaps_ms)),
+    }
+
+
+def _open_window(home: Path) -> tuple[Any, Any, Any]:
+    """A real main window with the chat half over a fresh home (fake machine facts: no probing work)."""
+    from app.main import build_context
+    from app.ui.main_window import MainWindow
+    from app.ui.theme import apply_theme
+    from tests.ui.conftest import fake_machine, make_services
+
+    context = build_context(str(home), verbose=False)
+    services = make_services(context, fake_machine()).with_chat(context.paths)
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance()
+    assert isinstance(app, QApplication)
+    apply_theme(app, "light")
+    window = MainWindow(context, services)
+    window.resize(1180, 760)
+    window.show()
+    return window, services, context
+
+
+def _stream_once(app: Any, window: Any, store: Any, rate: float, seconds: float) -> dict[str, float]:
+    """One streaming phase: a new question and a fake answer at ``rate`` tokens/s for ``seconds``."""
+    from tests.ui.chat_support import FakeAnswer, markdown_tokens
+
+    view = window.chat_view
+    conversation = store.create_conversation()
+    question = store.add_message(conversation.id, "user", "Explain the plan, with code.", None)
+    answer = store.add_message(conversation.id, "assistant", "", question.id, finished=False)
+    window.sidebar.refresh(select=conversation.id)
+    tokens = markdown_tokens(int(rate * seconds))
+    def save(text: str) -> None:
+        store.finish_message(answer.id, text=text, finish_reason="stop")
+
+    fake = FakeAnswer(tokens, rate, message_id=answer.id, on_finish=save)
+    received: list[int] = []
+
+    def count(_conversation: str, _message: str, piece: str) -> None:
+        received.append(len(piece))
+
+    view.running.text_arrived.connect(count)
+    frames_before = view.running.frames
+    view.running.add(conversation.id, fake.start())
+    view.reload()
+    widget = view.messages.widget_for(answer.id)
+    renders_before = widget.body.renders
+    measured = _phase(app, seconds)
+    fake.wait(seconds)
+    achieved = fake.pushes / max(1e-9, fake.finished_at - fake.started_at)
+    measured.update({
+        "tokens": float(fake.pushes),
+        "achieved_tokens_per_s": achieved,
+        "frames_drained": float(view.running.frames - frames_before),
+        "markdown_renders": float(widget.body.renders - renders_before),
+        "answer_chars": float(sum(received)),
+        "signals_per_token": len(received) / max(1, fake.pushes),
+    })
+    _phase(app, 0.2)  # let the frame timer report the end (the view then shows the saved answer)
+    view.running.text_arrived.disconnect(count)
+    return measured
+
+
+def measure(rate: float, seconds: float, rounds: int) -> dict[str, Any]:
+    from PySide6.QtWidgets import QApplication
+
+    from app.ui.pyside_workarounds import protect_none_from_pyside
+
+    protect_none_from_pyside()
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    with tempfile.TemporaryDirectory(prefix="unidesk-bench-stream-") as home:
+        window, services, _context = _open_window(Path(home))
+        store = services.chat.store
+        _phase(app, 1.0)  # settle: first paint, probe, first gauge readings
+        idle: list[dict[str, float]] = []
+        streaming: list[dict[str, float]] = []
+        for round_number in range(rounds + 1):
+            quiet = _phase(app, seconds)
+            busy = _stream_once(app, window, store, rate, seconds)
+            print(f"round {round_number}: idle stall {quiet['longest_stall_ms']:.1f} ms cpu "
+                  f"{quiet['gui_thread_cpu_share']:.1%}; streaming stall {busy['longest_stall_ms']:.1f} ms cpu "
+                  f"{busy['gui_thread_cpu_share']:.1%} at {busy['achieved_tokens_per_s']:.0f} tok/s, "
+                  f"{busy['markdown_renders']:.0f} renders, {busy['frames_drained']:.0f} frames",
+                  file=sys.stderr)
+            if round_number == 0:
+                continue  # warm-up round
+            idle.append(quiet)
+            streaming.append(busy)
+        window.close()
+        services.chat.close()
+
+    def summary(phases: list[dict[str, float]]) -> dict[str, Any]:
+        keys = phases[0].keys()
+        result = {key: figure([phase[key] for phase in phases], 3) for key in keys}
+        result["longest_stall_ms"]["max"] = round(max(phase["longest_stall_ms"] for phase in phases), 3)
+        return result
+
+    worst = max(phase["longest_stall_ms"] for phase in streaming)
+    return {
+        "benchmark": "gui_streaming",
+        "platform": os.environ.get("QT_QPA_PLATFORM", ""),
+        "rate_tokens_per_s": rate,
+        "seconds_per_phase": seconds,
+        "rounds": rounds,
+        "heartbeat_ms": HEARTBEAT_MS,
+        "idle": summary(idle),
+        "streaming": summary(streaming),
+        "streaming_minus_idle_cpu_share": round(
+            figure([phase["gui_thread_cpu_share"] for phase in streaming], 4)["median"]
+            - figure([phase["gui_thread_cpu_share"] for phase in idle], 4)["median"], 4),
+        "target": f"longest stall while streaming < {STALL_TARGET_MS:.0f} ms",
+        "passed": worst < STALL_TARGET_MS,
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rate", type=float, default=250.0, help="tokens per second of the fake stream")
+    parser.add_argument("--seconds", type=float, default=8.0, help="length of each idle and streaming phase")
+    parser.add_argument("--rounds", type=int, default=3, help="measured rounds (plus one warm-up round)")
+    parser.add_argument("--platform", default="offscreen", help="Qt platform plugin (default offscreen)")
+    args = parser.parse_args()
+    os.environ["QT_QPA_PLATFORM"] = args.platform
+    result = measure(args.rate, args.seconds, args.rounds)
+    print(json.dumps(result, indent=2))
+    return 0 if result["passed"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,184 @@
+"""Helpers for the chat window tests: real main windows with conversations over a real tiny GGUF model."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from app.context import AppContext
+from app.core.chat.models import Message
+from app.core.chat.store import ConversationStore
+from app.core.engines.requests import GREEDY, SamplingParams
+from app.ui.chat.chat_view import ChatView
+from app.ui.conversations.conversation_sidebar import ConversationSidebar
+from app.ui.main_window import MainWindow
+from app.ui.state.gui_services import ChatServices
+from tests.fixtures.gguf_models import ModelShape
+from tests.ui.conftest import fake_machine, make_services
+
+LOAD_TIMEOUT_MS = 60_000
+STREAMING_SHAPE = ModelShape(n_layers=8, n_embd=512, n_heads=8, n_kv_heads=2, n_ff=1536, n_ctx_train=16384)
+"""~100 MB (f32): one thread decodes a few hundred tokens a second (llama-tiny does ~10,000), so a long
+answer is still running when a test acts on it; a long context leaves room for such answers."""
+STREAMING_CONTEXT = 8192
+ANSWER_TIMEOUT_MS = 60_000
+
+
+def greedy(max_tokens: int, *, ignore_eos: bool = False) -> SamplingParams:
+    """Deterministic sampling; ``ignore_eos`` keeps an answer going for exactly ``max_tokens`` tokens."""
+    return dataclasses.replace(GREEDY, max_tokens=max_tokens, ignore_eos=ignore_eos)
+
+
+class ChatWindows:
+    """Opens main windows with the chat half (as the composition root builds it) and cleans up after them:
+    windows are closed (which stops their answers) before their conversation stores are closed."""
+
+    def __init__(self, qtbot: Any, context: AppContext, open_window: Callable[..., MainWindow]) -> None:
+        self._qtbot = qtbot
+        self._context = context
+        self._open_window = open_window
+        self._opened: list[tuple[MainWindow, ChatServices]] = []
+
+    def open(self, model: Path | None = None, *, parallel_chats: int = 1, context_length: int = 0,
+             save_interval_s: float = 1.0) -> MainWindow:
+        services = make_services(self._context, fake_machine())
+        services.live_settings.replace(self._context.settings.with_changes({
+            "engine.parallel_chats": parallel_chats, "engine.context_length": context_length,
+            "engine.warmup": False, "engine.threads": 1,  # one thread: no spin-waiting on a busy machine
+        }))
+        services = services.with_chat(self._context.paths, save_interval_s=save_interval_s)
+        assert services.chat is not None
+        window = self._open_window(self._context, services)
+        self._opened.append((window, services.chat))
+        if model is not None:
+            assert window.load_model(model)
+            self._qtbot.waitUntil(lambda: window.model_status.state != "loading", timeout=LOAD_TIMEOUT_MS)
+            assert window.model_status.state == "ready", window.model_status.text.text()
+        return window
+
+    def close(self) -> None:
+        for window, chat in self._opened:
+            window.close()
+            chat.close()
+        self._opened.clear()
+
+
+def chat_of(window: MainWindow) -> tuple[ChatView, ConversationSidebar, ConversationStore]:
+    """The window's chat view, sidebar and conversations store."""
+    assert window.chat_view is not None and window.sidebar is not None and window.services.chat is not None
+    return window.chat_view, window.sidebar, window.services.chat.store
+
+
+def streaming_id(view: ChatView, conversation_id: str) -> str:
+    streaming = view.running.streaming_message(conversation_id)
+    assert streaming is not None, "no answer is running in that conversation"
+    return streaming[0]
+
+
+def streamed_text(view: ChatView, conversation_id: str) -> str:
+    """What the running answer of the conversation has written so far ("" when none runs)."""
+    streaming = view.running.streaming_message(conversation_id)
+    return streaming[1] if streaming is not None else ""
+
+
+def wait_until_done(qtbot: Any, view: ChatView, conversation_id: str) -> None:
+    qtbot.waitUntil(lambda: not view.running.is_running(conversation_id), timeout=ANSWER_TIMEOUT_MS)
+
+
+def roles_and_texts(messages: list[Message]) -> list[tuple[str, str]]:
+    return [(message.role, message.text) for message in messages]
+
+
+MARKDOWN_PIECES = (
+    "Here is a plan", " with **bold** steps", " and `inline code`.\n\n", "- first item", " of the list\n",
+    "- second item\n\n", "```python\n", "def answer(question):\n", "    # think hard\n",
+    "    return 42  # the answer\n", "```\n\n", "Some more prose", " that keeps going", " for a while.\n\n",
+)
+
+
+def markdown_tokens(count: int) -> list[str]:
+    """``count`` token-sized pieces of Markdown (prose, lists, code fences), as a model would stream them."""
+    words = [word for piece in MARKDOWN_PIECES for word in re.findall(r"\s*\S+|\s+", piece)]
+    return [words[index % len(words)] for index in range(count)]
+
+
+class FakeAnswer:
+    """An AnswerJob stand-in fed by a thread at ``tokens_per_s`` (unit tests and the streaming benchmark).
+
+    Implements what the chat view uses: ``message_id``, ``prefix``, ``done``, ``error``, ``drain``,
+    ``cancel``, ``wait``, ``result``; ``on_finish(text)`` runs on its thread before it is done (the
+    real job saves the answer there).
+    """
+
+    def __init__(self, tokens: list[str], tokens_per_s: float, message_id: str = "fake-answer",
+                 prefix: str = "", on_finish: Callable[[str], None] | None = None) -> None:
+        import threading
+
+        self.message_id: str | None = message_id
+        self.prefix = prefix
+        self.tokens = tokens
+        self.tokens_per_s = tokens_per_s
+        self._on_finish = on_finish
+        self.pushes = 0
+        self._lock = threading.Lock()
+        self._pending: list[str] = []
+        self._finished = threading.Event()
+        self._cancelled = threading.Event()
+        self._thread = threading.Thread(target=self._produce, name="fake-answer", daemon=True)
+        self.started_at = 0.0
+        self.finished_at = 0.0
+
+    def start(self) -> FakeAnswer:
+        self._thread.start()
+        return self
+
+    def _produce(self) -> None:
+        import time
+
+        self.started_at = time.perf_counter()
+        for index, token in enumerate(self.tokens):
+            if self._cancelled.is_set():
+                break
+            due = self.started_at + index / self.tokens_per_s
+            delay = due - time.perf_counter()
+            if delay > 0:
+                time.sleep(delay)
+            with self._lock:
+                self._pending.append(token)
+                self.pushes += 1
+        self.finished_at = time.perf_counter()
+        if self._on_finish is not None:  # like AnswerJob: saved before it counts as done
+            self._on_finish(self.prefix + "".join(self.tokens[: self.pushes]))
+        self._finished.set()
+
+    @property
+    def done(self) -> bool:
+        return self._finished.is_set()
+
+    @property
+    def error(self) -> BaseException | None:
+        return None
+
+    def drain(self) -> str:
+        with self._lock:
+            pending, self._pending = self._pending, []
+        return "".join(pending)
+
+    def cancel(self) -> None:
+        self._cancelled.set()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        return self._finished.wait(timeout)
+
+    def result(self, timeout: float | None = None) -> Any:
+        from app.core.engines.metrics import RequestMetrics
+
+        if not self.wait(timeout):
+            raise TimeoutError("the fake answer did not finish in time")
+        span = max(1e-9, self.finished_at - self.started_at)
+        metrics = RequestMetrics(generated_tokens=self.pushes, decode_tokens_per_s=self.pushes / span,
+                                 total_time_s=span, finish_reason="stop")
+        return type("FakeResult", (), {"metrics": metrics, "finish_reason": "stop"})()

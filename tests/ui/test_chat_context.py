@@ -1,0 +1,153 @@
+"""The chat window's input states: no model (says so, offers Load model…, which loads one), the context
+meter filling in from the draft, and a question too long for the context shown inline with what to do."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import QFileDialog, QWidget
+
+from app.context import AppContext
+from app.main import build_context
+from app.ui.main_window import MainWindow
+from tests.ui.chat_support import LOAD_TIMEOUT_MS, ChatWindows, chat_of, greedy, wait_until_done
+
+pytestmark = pytest.mark.gui
+
+Shot = Callable[[QWidget, str], Path]
+
+
+@pytest.fixture
+def chat_windows(qtbot: Any, app_context: AppContext, open_window: Callable[..., MainWindow]) -> Iterator[ChatWindows]:
+    windows = ChatWindows(qtbot, app_context, open_window)
+    yield windows
+    windows.close()
+
+
+def test_without_a_model_the_input_says_so_and_load_model_loads_one(
+    qtbot: Any, chat_windows: ChatWindows, tiny_gguf: Path, monkeypatch: pytest.MonkeyPatch, screenshot: Shot
+) -> None:
+    window = chat_windows.open()
+    view, sidebar, store = chat_of(window)
+    assert view.notice.isVisible() and view.notice.kind == "model"
+    assert "No model" in view.notice.full_text and view.notice.action_button.text() == "Load model…"
+    assert "No model" in view.composer.editor.placeholderText()
+    assert "no model" in view.meter.label.text()
+
+    view.composer.set_text("Hello?")
+    assert not view.send()
+    assert store.conversations() == [] and sidebar.shown_ids() == []  # nothing half-made is left behind
+    assert view.composer.text() == "Hello?"  # the draft is kept
+    assert view.notice.isVisible() and "No model is loaded. Load one" in view.notice.full_text
+    assert view.notice.label.text().count("\n") == 0  # one line
+    screenshot(window, "chat-07-no-model")
+
+    chosen: list[str] = []
+
+    def choose(*_args: object, **_kwargs: object) -> tuple[str, str]:
+        chosen.append("asked")
+        return str(tiny_gguf), ""
+
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", choose)
+    qtbot.mouseClick(view.notice.action_button, Qt.MouseButton.LeftButton)
+    assert chosen == ["asked"]
+    qtbot.waitUntil(lambda: window.model_status.state == "ready", timeout=LOAD_TIMEOUT_MS)
+    assert view.model_state == "ready" and not view.notice.isVisible()
+    qtbot.waitUntil(lambda: bool(view.meter.parts()), timeout=5000)
+    assert view.meter.parts()["question"] > 0  # the kept draft is counted
+
+
+def test_the_context_meter_shows_what_the_prompt_is_made_of(
+    qtbot: Any, chat_windows: ChatWindows, tiny_gguf: Path, screenshot: Shot
+) -> None:
+    window = chat_windows.open(tiny_gguf)
+    view, _sidebar, _store = chat_of(window)
+    view.sampling = greedy(24, ignore_eos=True)
+    qtbot.waitUntil(lambda: bool(view.meter.parts()), timeout=5000)
+    empty = view.meter.parts()
+    assert empty["system"] > 0 and empty["reserved"] > 0 and empty["free"] > 0 and empty["history"] == 0
+    assert sum(empty.values()) == view.meter.bar.total > 0
+
+    assert view.send("Tell me about the weather")
+    conversation_id = view.conversation_id
+    assert conversation_id is not None
+    wait_until_done(qtbot, view, conversation_id)
+    qtbot.keyClicks(view.composer.editor, "And what about tomorrow, and the day after, and next week?")
+    runs = view.preview.runs
+    qtbot.waitUntil(lambda: view.meter.parts().get("question", 0) > 10 and view.meter.parts()["history"] > 0,
+                    timeout=5000)
+    assert view.preview.runs - runs <= 2  # typing is debounced: not one preview per keystroke
+    parts = view.meter.parts()
+    assert all(parts[key] > 0 for key in ("system", "history", "question", "reserved", "free"))
+    assert sum(parts.values()) == view.meter.bar.total
+    budget = view.meter.budget
+    assert budget is not None and f"{budget.history:,}" in view.meter.toolTip()
+    screenshot(window, "chat-08-context-meter")
+
+
+def test_a_question_too_long_for_the_context_is_refused_inline(
+    qtbot: Any, chat_windows: ChatWindows, tiny_gguf: Path, screenshot: Shot
+) -> None:
+    window = chat_windows.open(tiny_gguf, context_length=512)
+    view, _sidebar, store = chat_of(window)
+    view.sampling = greedy(16)
+    long_question = "Please read all of this: " + "lorem ipsum dolor sit amet " * 150
+    view.composer.set_text(long_question)
+    qtbot.waitUntil(lambda: view.meter.bar.overflow, timeout=5000)
+    assert view.notice.isVisible() and view.notice.kind == "too_long"
+    assert "does not fit" in view.notice.full_text and view.notice.action_button.text() == "Settings…"
+    assert "512" in view.meter.label.text() or "0.5K" in view.meter.label.text()
+
+    assert view.send()  # sent anyway: the answer fails in preparation and says why
+    conversation_id = view.conversation_id
+    assert conversation_id is not None
+    wait_until_done(qtbot, view, conversation_id)
+    answer = store.branch(conversation_id)[-1]
+    assert answer.role == "assistant" and answer.finish_reason == "error"
+    assert view.notice.kind == "error" and "does not fit" in view.notice.full_text
+    assert "context length" in view.notice.full_text  # what to do
+    assert view.notice.label.text().count("\n") == 0
+    widget = view.messages.widget_for(answer.id)
+    assert widget is not None and "failed" in widget.status.text()
+    screenshot(window, "chat-09-question-too-long")
+
+    view.composer.set_text("Short again")
+    qtbot.waitUntil(lambda: not view.meter.bar.overflow and bool(view.meter.parts()), timeout=5000)
+
+
+def test_settings_that_were_not_valid_are_named_above_the_input(
+    qtbot: Any, isolated_environment: Path, open_window: Callable[..., MainWindow]
+) -> None:
+    settings_file = isolated_environment / "config" / "settings.toml"
+    settings_file.parent.mkdir(parents=True, exist_ok=True)
+    settings_file.write_text('version = 2\n[ui]\ntheme = "purple"\n', encoding="utf-8")
+    context = build_context(str(isolated_environment), verbose=False)
+    windows = ChatWindows(qtbot, context, open_window)
+    try:
+        window = windows.open()
+        view, _sidebar, _store = chat_of(window)
+        assert view.notice.kind == "settings" and "ui.theme" in view.notice.full_text
+        qtbot.mouseClick(view.notice.close_button, Qt.MouseButton.LeftButton)
+        assert view.notice.kind == "model"  # dismissed: the line goes back to saying there is no model
+    finally:
+        windows.close()
+
+
+def test_typing_without_a_pause_still_moves_the_meter(
+    qtbot: Any, chat_windows: ChatWindows, tiny_gguf: Path
+) -> None:
+    window = chat_windows.open(tiny_gguf)
+    view, _sidebar, _store = chat_of(window)
+    qtbot.waitUntil(lambda: bool(view.meter.parts()), timeout=5000)
+    runs = view.preview.runs
+    typist = QTimer(window)
+    typist.timeout.connect(lambda: view.composer.editor.insertPlainText("word "))
+    typist.start(100)  # faster than the 300 ms pause the meter waits for
+    qtbot.wait(2600)
+    typist.stop()
+    assert 2 <= view.preview.runs - runs <= 4  # about once a second, not once per keystroke
+    qtbot.waitUntil(lambda: view.meter.parts().get("question", 0) > 20, timeout=5000)

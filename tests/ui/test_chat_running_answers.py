@@ -1,0 +1,101 @@
+"""RunningAnswers: fast streams are drained once per frame (many tokens per signal), nothing is lost or
+repeated, several answers run side by side, and each ending is reported once with its metrics."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtWidgets import QWidget
+
+from app.context import AppContext
+from app.ui.chat.markdown_body import MarkdownBody
+from app.ui.chat.running_answers import FinishedAnswer, RunningAnswers
+from app.ui.main_window import MainWindow
+from tests.ui.chat_support import ChatWindows, FakeAnswer, chat_of, markdown_tokens
+
+pytestmark = pytest.mark.gui
+
+Shot = Callable[[QWidget, str], Path]
+
+
+def test_fast_streams_arrive_once_per_frame_and_whole(qtbot: Any) -> None:
+    running = RunningAnswers(frame_interval_ms=25)
+    received: dict[str, list[str]] = {"one": [], "two": []}
+    finished: list[FinishedAnswer] = []
+    running.text_arrived.connect(lambda conversation, _message, piece: received[conversation].append(piece))
+    running.finished.connect(finished.append)
+    first = FakeAnswer(markdown_tokens(300), tokens_per_s=600, message_id="m1", prefix="Earlier text. ")
+    second = FakeAnswer(markdown_tokens(200), tokens_per_s=400, message_id="m2")
+    running.add("one", first.start())
+    running.add("two", second.start())
+    with pytest.raises(ValueError, match="already generating"):
+        running.add("one", FakeAnswer([], 1.0))
+    assert running.conversations() == {"one", "two"}
+
+    qtbot.waitUntil(lambda: not running.conversations(), timeout=10_000)
+
+    assert "".join(received["one"]) == "".join(markdown_tokens(300))
+    assert "".join(received["two"]) == "".join(markdown_tokens(200))
+    # ~0.5 s of streaming at 25 ms frames: a few dozen signals for 500 tokens, never one per token.
+    assert len(received["one"]) + len(received["two"]) <= running.frames * 2
+    assert running.frames < 150
+    assert sorted(outcome.conversation_id for outcome in finished) == ["one", "two"]
+    by_conversation = {outcome.conversation_id: outcome for outcome in finished}
+    assert by_conversation["one"].message_id == "m1" and by_conversation["one"].error is None
+    metrics = by_conversation["one"].metrics
+    assert metrics is not None and metrics.generated_tokens == 300
+    assert not running._timer.isActive()  # idle: no timer ticking
+
+
+def test_the_text_so_far_includes_the_prefix_and_cancel_stops_one_answer(qtbot: Any) -> None:
+    running = RunningAnswers(frame_interval_ms=20)
+    slow = FakeAnswer(markdown_tokens(10_000), tokens_per_s=200, message_id="slow", prefix="Before. ")
+    other = FakeAnswer(markdown_tokens(10_000), tokens_per_s=200, message_id="other")
+    running.add("a", slow.start())
+    running.add("b", other.start())
+    qtbot.waitUntil(lambda: len((running.streaming_message("a") or ("", ""))[1]) > 60, timeout=5000)
+    message_id, text = running.streaming_message("a") or ("", "")
+    assert message_id == "slow" and text.startswith("Before. Here is a plan")
+    assert running.cancel("a") and not running.cancel("missing")
+    qtbot.waitUntil(lambda: not running.is_running("a"), timeout=5000)
+    assert running.is_running("b")  # the other conversation goes on
+    before = len((running.streaming_message("b") or ("", ""))[1])
+    qtbot.waitUntil(lambda: len((running.streaming_message("b") or ("", ""))[1]) > before + 20, timeout=5000)
+    running.cancel_all()
+    assert running.wait_all(5.0)
+
+
+def test_a_long_markdown_answer_streams_into_the_real_window_in_parts(
+    qtbot: Any, app_context: AppContext, open_window: Callable[..., MainWindow], screenshot: Shot
+) -> None:
+    windows = ChatWindows(qtbot, app_context, open_window)
+    try:
+        window = windows.open()
+        view, sidebar, store = chat_of(window)
+        conversation = store.create_conversation()
+        question = store.add_message(conversation.id, "user", "Explain the plan, with code.", None)
+        answer = store.add_message(conversation.id, "assistant", "", question.id, finished=False)
+        sidebar.refresh(select=conversation.id)
+        tokens = markdown_tokens(2500)
+
+        def save(text: str) -> None:
+            store.finish_message(answer.id, text=text, finish_reason="stop")
+
+        view.running.add(conversation.id, FakeAnswer(tokens, 1500, message_id=answer.id, on_finish=save).start())
+        view.reload()
+        widget = view.messages.widget_for(answer.id)
+        assert widget is not None and "Writing" in widget.status.text()
+        qtbot.waitUntil(lambda: len(widget.body.parts) >= 2, timeout=10_000)
+        screenshot(window, "chat-12-long-markdown-streaming")
+        qtbot.waitUntil(lambda: not view.running.is_running(conversation.id), timeout=20_000)
+        assert widget.text == "".join(tokens) == store.message(answer.id).text
+        assert len(widget.body.parts) >= 4 and not widget.status.isVisibleTo(widget)
+        whole = MarkdownBody()
+        qtbot.addWidget(whole)
+        whole.set_markdown(widget.text)
+        assert widget.body.plain_text() == whole.plain_text()
+    finally:
+        windows.close()
