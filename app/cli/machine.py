@@ -40,6 +40,7 @@ def run_plan(args: argparse.Namespace, context: AppContext) -> int:
     from app.core.hardware import probe_hardware
     from app.core.planner import format_plan, plan_memory, read_model_metadata
     from app.core.planner.from_settings import plan_request_from_settings
+    from app.core.planner.request import BackendChoice
 
     settings = context.settings
     if args.ctx is not None and args.ctx <= 0:
@@ -48,9 +49,11 @@ def run_plan(args: argparse.Namespace, context: AppContext) -> int:
         raise UserFacingError(f"--seqs must be at least 1, not {args.seqs}.")
     model = read_model_metadata(Path(args.model))
     hardware = probe_hardware()
-    backend = args.backend or settings.str_value("engine.backend")
-    if backend not in ("vllm", "llamacpp"):
-        # auto (or remote): GGUF files always run on llama.cpp; folders go where the probe recommends.
+    chosen = args.backend or settings.str_value("engine.backend")
+    backend: BackendChoice
+    if chosen in ("vllm", "llamacpp"):
+        backend = "vllm" if chosen == "vllm" else "llamacpp"
+    else:  # auto (or remote): GGUF files always run on llama.cpp; folders go where the probe recommends.
         backend = "llamacpp" if model.source == "gguf" else hardware.recommended_backend.backend
     request = plan_request_from_settings(
         settings, backend, context_length=args.ctx, parallel_sequences=args.seqs, kv_cache_dtype=args.kv_dtype

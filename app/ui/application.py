@@ -21,6 +21,7 @@ def run_gui(context: AppContext, services: GuiServices) -> int:
     from app.ui.main_window import MainWindow
     from app.ui.pyside_workarounds import protect_none_from_pyside
     from app.ui.theme import apply_theme
+    from app.ui.window_extras import install_knowledge_and_models, install_language
 
     protect_none_from_pyside()
 
@@ -29,10 +30,14 @@ def run_gui(context: AppContext, services: GuiServices) -> int:
     app.setApplicationName("UniDesk")
     app.setOrganizationName("UniDesk")
     apply_theme(app, context.settings.str_value("ui.theme"))
+    language = install_language(app, context.settings)  # before any widget, so all start translated
     window = MainWindow(context, services)
+    extras = install_knowledge_and_models(window, services, context.paths, language=language)
+    window.settings_applied_hooks.append(extras.settings_applied)
     window.show()
     log.info("window shown")
     code = app.exec()
+    extras.shutdown()
     window.shutdown()
     services.engine_manager.unload()
     return int(code)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer
@@ -60,6 +61,8 @@ class MainWindow(QMainWindow):
         self._shut_down = False
         self.first_shown_at: float | None = None
         self.hardware_report: HardwareReport | None = None
+        # Called with the new settings after Apply (e.g. the UI language switch of the knowledge panel).
+        self.settings_applied_hooks: list[Callable[[Settings], None]] = []
         self.settings_dialog: SettingsDialog | None = None
         self.setWindowTitle(self.tr("UniDesk"))
         self.setObjectName("mainWindow")
@@ -332,6 +335,8 @@ class MainWindow(QMainWindow):
         changed = [key for key in settings if not same_value(settings[key], previous[key])]
         self._context.settings_store.save(settings)  # raises UserFacingError with the reason
         self.services.live_settings.replace(settings)
+        for hook in self.settings_applied_hooks:
+            hook(settings)
         app = QApplication.instance()
         if "ui.theme" in changed and isinstance(app, QApplication):
             apply_theme(app, settings.str_value("ui.theme"))

@@ -21,7 +21,7 @@ from tests.integration.answering_support import greedy, load_manager
 
 pytestmark = pytest.mark.integration
 REPO_ROOT = Path(__file__).resolve().parents[2]
-# llama-tiny with a 64K context (16 MiB of KV): the child's answer streams for many seconds, so the kill lands mid-stream.
+# llama-tiny with a 64K context (16 MiB of KV): the answer streams for many seconds, so the kill lands mid-stream.
 LONG_CONTEXT_SHAPE = ModelShape(n_layers=2, n_embd=64, n_heads=4, n_kv_heads=2, n_ff=128, n_ctx_train=65536)
 
 

@@ -29,15 +29,15 @@ def segment_color(key: SegmentKey) -> QColor:
 def segment_name(key: SegmentKey) -> str:
     """The segment's name for people (translated)."""
     names: dict[SegmentKey, str] = {
-        "app": QCoreApplication.translate(CONTEXT, "UniDesk"),
-        "weights": QCoreApplication.translate(CONTEXT, "Weights"),
-        "kv_used": QCoreApplication.translate(CONTEXT, "KV cache in use"),
-        "kv_reserved": QCoreApplication.translate(CONTEXT, "KV cache reserved"),
-        "compute": QCoreApplication.translate(CONTEXT, "Compute buffers"),
-        "runtime": QCoreApplication.translate(CONTEXT, "Runtime"),
-        "embedder": QCoreApplication.translate(CONTEXT, "Embedding model"),
-        "other": QCoreApplication.translate(CONTEXT, "Other programs"),
-        "free": QCoreApplication.translate(CONTEXT, "Free"),
+        "app": QCoreApplication.translate("Gauges", "UniDesk"),
+        "weights": QCoreApplication.translate("Gauges", "Weights"),
+        "kv_used": QCoreApplication.translate("Gauges", "KV cache in use"),
+        "kv_reserved": QCoreApplication.translate("Gauges", "KV cache reserved"),
+        "compute": QCoreApplication.translate("Gauges", "Compute buffers"),
+        "runtime": QCoreApplication.translate("Gauges", "Runtime"),
+        "embedder": QCoreApplication.translate("Gauges", "Embedding model"),
+        "other": QCoreApplication.translate("Gauges", "Other programs"),
+        "free": QCoreApplication.translate("Gauges", "Free"),
     }
     return names[key]
 
@@ -45,9 +45,9 @@ def segment_name(key: SegmentKey) -> str:
 def pool_name(pool: PoolKey) -> str:
     """The memory pool's name for people (translated)."""
     names: dict[PoolKey, str] = {
-        "system": QCoreApplication.translate(CONTEXT, "System memory"),
-        "unified": QCoreApplication.translate(CONTEXT, "Unified memory (CPU and GPU share it)"),
-        "gpu": QCoreApplication.translate(CONTEXT, "GPU memory"),
+        "system": QCoreApplication.translate("Gauges", "System memory"),
+        "unified": QCoreApplication.translate("Gauges", "Unified memory (CPU and GPU share it)"),
+        "gpu": QCoreApplication.translate("Gauges", "GPU memory"),
     }
     return names[pool]
 
@@ -55,14 +55,14 @@ def pool_name(pool: PoolKey) -> str:
 def format_rate(tokens_per_second: float) -> str:
     """Tokens/s as "45.6 tok/s", or "21,018 tok/s" from 100 on."""
     if tokens_per_second >= 100:
-        return QCoreApplication.translate(CONTEXT, "{0} tok/s").format(f"{tokens_per_second:,.0f}")
-    return QCoreApplication.translate(CONTEXT, "{0} tok/s").format(f"{tokens_per_second:.1f}")
+        return QCoreApplication.translate("Gauges", "{0} tok/s").format(f"{tokens_per_second:,.0f}")
+    return QCoreApplication.translate("Gauges", "{0} tok/s").format(f"{tokens_per_second:.1f}")
 
 
 def format_gib(byte_count: int) -> str:
     """Bytes as "12.3 GiB" (MiB below one GiB, KiB below one MiB)."""
     if byte_count < 1024**2:
-        return QCoreApplication.translate(CONTEXT, "{0} KiB").format(round(byte_count / 1024))
+        return QCoreApplication.translate("Gauges", "{0} KiB").format(round(byte_count / 1024))
     if byte_count < 1024**3:
-        return QCoreApplication.translate(CONTEXT, "{0} MiB").format(round(byte_count / 1024**2))
-    return QCoreApplication.translate(CONTEXT, "{0:.1f} GiB").format(byte_count / 1024**3)
+        return QCoreApplication.translate("Gauges", "{0} MiB").format(round(byte_count / 1024**2))
+    return QCoreApplication.translate("Gauges", "{0:.1f} GiB").format(byte_count / 1024**3)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from dataclasses import dataclass
+import threading
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from app.core.chat.store import ConversationStore
@@ -31,6 +32,7 @@ class ChatServices:
     answerer: Answerer
     paths: AppPaths
     live_settings: LiveSettings
+    _knowledge_lock: threading.Lock = field(default_factory=threading.Lock, compare=False, repr=False)
 
     @classmethod
     def open(cls, manager: EngineManager, live_settings: LiveSettings, paths: AppPaths,
@@ -42,19 +44,22 @@ class ChatServices:
         session = ChatSession(store, answerer, save_interval_s=save_interval_s)
         return cls(store, session, answerer, paths, live_settings)
 
-    def attach_existing_knowledge_base(self) -> bool:
-        """Give the answerer the knowledge base if the user has one (any thread; opening it is cheap:
-        SQLite, with vectors and embedding models loaded on first search). False when there is none.
+    def attach_existing_knowledge_base(self, *, create: bool = False) -> bool:
+        """Give the answerer the knowledge base if the user has one, or a new one when ``create``
+        (any thread; opening is cheap: SQLite, with vectors and embedding models loaded on first
+        search). One lock makes sure the window and the knowledge panel never open it twice.
+        False when there is none and ``create`` is off.
         """
         from app.core.kb.database import DATABASE_FILE_NAME
         from app.core.kb.knowledge_base import KB_FOLDER_NAME, KnowledgeBase
 
-        if self.answerer.knowledge_base is not None:
+        with self._knowledge_lock:
+            if self.answerer.knowledge_base is not None:
+                return True
+            if not create and not (self.paths.data_dir / KB_FOLDER_NAME / DATABASE_FILE_NAME).is_file():
+                return False
+            self.answerer.knowledge_base = KnowledgeBase.open(self.paths, self.live_settings.get())
             return True
-        if not (self.paths.data_dir / KB_FOLDER_NAME / DATABASE_FILE_NAME).is_file():
-            return False
-        self.answerer.knowledge_base = KnowledgeBase.open(self.paths, self.live_settings.get())
-        return True
 
     def close(self) -> None:
         """Close the knowledge base (if opened) and the store; call after every answer has ended."""

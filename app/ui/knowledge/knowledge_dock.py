@@ -1,0 +1,36 @@
+"""KnowledgeDock: the dock that holds the knowledge-base panel beside the gauges (its title follows the language)."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent
+from PySide6.QtWidgets import QDockWidget, QWidget
+
+from app.ui.knowledge.knowledge_base_panel import KnowledgeBasePanel
+
+DOCK_OBJECT_NAME = "knowledgeDock"
+
+
+class KnowledgeDock(QDockWidget):
+    """A dock named ``knowledgeDock`` (the window's saved layout finds it by that name)."""
+
+    def __init__(self, panel: KnowledgeBasePanel, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName(DOCK_OBJECT_NAME)
+        self.panel = panel
+        self.setWidget(panel)
+        self.retranslate_ui()
+
+    def retranslate_ui(self) -> None:
+        self.setWindowTitle(self.tr("Knowledge base"))
+        self.toggleViewAction().setText(self.tr("&Knowledge base"))
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate_ui()
+        super().changeEvent(event)
+
+    def show_and_focus(self) -> None:
+        """Show the dock in front of its tab group and put the focus on the documents."""
+        self.show()
+        self.raise_()
+        self.panel.focus_documents()

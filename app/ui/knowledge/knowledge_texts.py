@@ -1,0 +1,90 @@
+"""Translated words for the knowledge-base panel: document states, failure kinds, indexing phases, durations."""
+
+from __future__ import annotations
+
+from app.core.kb.catalog import DocumentRecord, DocumentStatus
+from app.core.kb.progress import IndexingProgress
+from app.ui.i18n import duration_text, translate
+
+# Every translate() names its context ("KnowledgeTexts") literally: pyside6-lupdate reads only literals.
+
+
+def status_text(status: DocumentStatus) -> str:
+    """The word for a document's state."""
+    if status is DocumentStatus.INDEXED:
+        return translate("KnowledgeTexts", "Indexed")
+    if status is DocumentStatus.PENDING:
+        return translate("KnowledgeTexts", "Pending")
+    if status is DocumentStatus.INDEXING:
+        return translate("KnowledgeTexts", "Indexing…")
+    return translate("KnowledgeTexts", "Failed")
+
+
+def failure_kind_text(kind: str | None) -> str:
+    """Why a file failed, in a few words (``kind`` is one of the document error kinds)."""
+    texts = {
+        "missing": translate("KnowledgeTexts", "file not found"),
+        "empty": translate("KnowledgeTexts", "no text in it"),
+        "binary": translate("KnowledgeTexts", "not a text document"),
+        "encrypted": translate("KnowledgeTexts", "protected by a password"),
+        "corrupt": translate("KnowledgeTexts", "damaged file"),
+        "unsupported": translate("KnowledgeTexts", "file type not supported"),
+        "unreadable": translate("KnowledgeTexts", "cannot be read"),
+    }
+    return texts.get(kind or "", translate("KnowledgeTexts", "unknown problem"))
+
+
+def document_status_text(record: DocumentRecord) -> str:
+    """``Indexed``, ``Pending`` or ``Failed: damaged file``."""
+    if record.status is DocumentStatus.FAILED:
+        return translate("KnowledgeTexts", "Failed: {0}").format(failure_kind_text(record.error_kind))
+    return status_text(record.status)
+
+
+def failure_detail(record: DocumentRecord) -> str:
+    """The core's own reason for a failed document, without the path it starts with."""
+    message = record.error_message or ""
+    prefix = record.path + ": "
+    return message[len(prefix):] if message.startswith(prefix) else message
+
+
+def phase_text(progress: IndexingProgress) -> str:
+    """What the indexing job is doing now, in one line."""
+    phase = progress.phase
+    if phase == "starting":
+        return translate("KnowledgeTexts", "Loading the embedding model…")
+    if phase == "scanning":
+        return translate("KnowledgeTexts", "Looking for documents…")
+    if phase == "cleaning":
+        return translate("KnowledgeTexts", "Tidying up the index…")
+    if phase == "re-embedding":
+        return translate("KnowledgeTexts", "Re-embedding documents for the new embedding model…")
+    if phase == "indexing":
+        return translate("KnowledgeTexts", "Indexing documents…")
+    if phase == "cancelled":
+        return translate("KnowledgeTexts", "Cancelled. Finished documents were kept; the rest continue next time.")
+    if phase == "failed":
+        return translate("KnowledgeTexts", "Indexing stopped because of an error.")
+    return finished_text(progress)
+
+
+def finished_text(progress: IndexingProgress) -> str:
+    """The summary of a finished run."""
+    parts = [translate("KnowledgeTexts", "{0} indexed").format(progress.files_indexed)]
+    if progress.files_skipped:
+        parts.append(translate("KnowledgeTexts", "{0} unchanged").format(progress.files_skipped))
+    if progress.files_failed:
+        parts.append(translate("KnowledgeTexts", "{0} failed").format(progress.files_failed))
+    if progress.files_removed:
+        parts.append(translate("KnowledgeTexts", "{0} removed").format(progress.files_removed))
+    return translate("KnowledgeTexts", "Done: {0}.").format(translate("KnowledgeTexts", ", ").join(parts))
+
+
+def rate_text(progress: IndexingProgress) -> str:
+    """``120 chunks/s · about 2 min 5 s left`` (empty until there is a rate)."""
+    if progress.phase != "indexing" or progress.chunks_per_second <= 0:
+        return ""
+    rate = translate("KnowledgeTexts", "{0} chunks/s").format(f"{progress.chunks_per_second:.0f}")
+    if progress.eta_seconds is None:
+        return rate
+    return translate("KnowledgeTexts", "{0} · about {1} left").format(rate, duration_text(progress.eta_seconds))

@@ -1,0 +1,138 @@
+"""CatalogPage: the catalog judged for a context length and number of parallel chats, with the chosen variant's
+details and download box."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from PySide6.QtCore import QEvent, QTimer, Signal
+from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QSpinBox, QVBoxLayout, QWidget
+
+from app.core.hardware.report import HardwareReport
+from app.core.models.catalog import Catalog
+from app.core.models.fit import DEFAULT_FIT_CONTEXT, FitRequest, VariantFit
+from app.ui.models.catalog_tree import CatalogTree, VariantKey
+from app.ui.models.download_box import DownloadBox
+from app.ui.models.model_texts import fit_reason, format_name, languages_text, machine_text
+
+MAX_CONTEXT = 1_048_576
+MAX_CHATS = 64
+RECOMPUTE_DELAY_MS = 200
+
+
+class CatalogPage(QWidget):
+    """``request_changed()`` (debounced) when the context or chats change; ``selection_changed(key or None)``."""
+
+    request_changed = Signal()
+    selection_changed = Signal(object)
+
+    def __init__(self, catalog: Catalog, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("catalogPage")
+        self.catalog = catalog
+        self.base_request = FitRequest()
+        self.report: HardwareReport | None = None
+        self.machine_label = QLabel(self)
+        self.machine_label.setObjectName("machineLabel")
+        self.machine_label.setWordWrap(True)
+        self.judged_label = QLabel(self)
+        self.context_spin = QSpinBox(self)
+        self.context_spin.setObjectName("fitContext")
+        self.context_spin.setRange(512, MAX_CONTEXT)
+        self.context_spin.setSingleStep(1024)
+        self.context_spin.setValue(DEFAULT_FIT_CONTEXT)
+        self.context_spin.setGroupSeparatorShown(True)
+        self.chats_spin = QSpinBox(self)
+        self.chats_spin.setObjectName("fitChats")
+        self.chats_spin.setRange(1, MAX_CHATS)
+        self.hide_misfits = QCheckBox(self)
+        self.hide_misfits.setObjectName("hideMisfits")
+        self.tree = CatalogTree(catalog, self)
+        self.details = QLabel(self)
+        self.details.setObjectName("variantDetails")
+        self.details.setWordWrap(True)
+        self.download_box = DownloadBox(self)
+        self._debounce = QTimer(self)
+        self._debounce.setSingleShot(True)
+        self._debounce.setInterval(RECOMPUTE_DELAY_MS)
+        self._debounce.timeout.connect(self.request_changed)
+        self.context_spin.valueChanged.connect(lambda _value: self._debounce.start())
+        self.chats_spin.valueChanged.connect(lambda _value: self._debounce.start())
+        self.hide_misfits.toggled.connect(self.tree.set_hide_misfits)
+        self.tree.itemSelectionChanged.connect(self._selected)
+        controls = QHBoxLayout()
+        controls.addWidget(self.judged_label)
+        controls.addWidget(self.context_spin)
+        self.tokens_label = QLabel(self)
+        controls.addWidget(self.tokens_label)
+        controls.addWidget(self.chats_spin)
+        self.chats_label = QLabel(self)
+        controls.addWidget(self.chats_label)
+        controls.addStretch(1)
+        controls.addWidget(self.hide_misfits)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.machine_label)
+        layout.addLayout(controls)
+        layout.addWidget(self.tree, 1)
+        layout.addWidget(self.details)
+        layout.addWidget(self.download_box)
+        self.retranslate_ui()
+
+    def retranslate_ui(self) -> None:
+        self.judged_label.setText(self.tr("Judged for"))
+        self.tokens_label.setText(self.tr("tokens per chat ×"))
+        self.chats_label.setText(self.tr("parallel chats"))
+        self.context_spin.setAccessibleName(self.tr("Context length to judge the models for"))
+        self.chats_spin.setAccessibleName(self.tr("Number of parallel chats to judge the models for"))
+        self.hide_misfits.setText(self.tr("Hide models that do not fit"))
+        self.machine_label.setText(machine_text(self.report) if self.report is not None
+                                   else self.tr("Looking at this machine…"))
+        self._selected()
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate_ui()
+        super().changeEvent(event)
+
+    def set_base_request(self, request: FitRequest) -> None:
+        """The request from the settings; its context and chats fill the two boxes."""
+        self.base_request = request
+        for spin, value in ((self.context_spin, request.context_length or DEFAULT_FIT_CONTEXT),
+                            (self.chats_spin, request.parallel_chats)):
+            spin.blockSignals(True)
+            spin.setValue(value)
+            spin.blockSignals(False)
+
+    def current_request(self) -> FitRequest:
+        return dataclasses.replace(self.base_request, context_length=self.context_spin.value(),
+                                   parallel_chats=self.chats_spin.value())
+
+    def set_machine(self, report: HardwareReport) -> None:
+        self.report = report
+        self.machine_label.setText(machine_text(report))
+
+    def show_fits(self, report: HardwareReport, fits: tuple[VariantFit, ...]) -> None:
+        """Badges computed for ``report``; the details of the chosen variant follow."""
+        self.set_machine(report)
+        self.tree.show_fits(fits)
+        self._selected()
+
+    def selected_key(self) -> VariantKey | None:
+        return self.tree.selected_key()
+
+    def _selected(self) -> None:
+        key = self.tree.selected_key()
+        if key is None:
+            self.details.setText("")
+            self.details.setVisible(False)
+        else:
+            model, variant = self.catalog.find(*key)
+            fit = self.tree.fit(key)
+            lines = [self.tr("{0} · {1} · licence {2}").format(model.name, format_name(variant.format), model.license),
+                     self.tr("Languages: {0}").format(languages_text(model.languages, len(model.languages)))]
+            if fit is not None:
+                lines.append(fit_reason(fit))
+            self.details.setText("\n".join(lines))
+            self.details.setToolTip(model.summary)
+            self.details.setVisible(True)
+        self.selection_changed.emit(key)

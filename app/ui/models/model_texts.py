@@ -1,0 +1,134 @@
+"""Translated words for the model manager: fit badges and their reasons, languages, download states, the machine."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from PySide6.QtGui import QColor
+
+from app.core.hardware.report import HardwareReport
+from app.core.models.fit import VariantFit
+from app.core.models.progress import DownloadProgress
+from app.core.models.units import human_size
+from app.ui.i18n import duration_text, translate
+
+GIB = 1024**3
+BADGE_COLOURS = {"fits": "#1e8e3e", "tight": "#b06000", "too_big": "#c5221f", "unsupported": "#5f6368"}
+SHOWN_LANGUAGES = 3
+# Every translate() names its context ("ModelTexts") literally: pyside6-lupdate reads only literals.
+
+
+def badge_text(badge: str) -> str:
+    """``Fits``, ``Tight``, ``Too big`` or ``Needs vLLM``."""
+    texts = {
+        "fits": translate("ModelTexts", "Fits"),
+        "tight": translate("ModelTexts", "Tight"),
+        "too_big": translate("ModelTexts", "Too big"),
+        "unsupported": translate("ModelTexts", "Needs vLLM"),
+    }
+    return texts.get(badge, badge)
+
+
+def badge_colour(badge: str) -> QColor:
+    return QColor(BADGE_COLOURS.get(badge, "#5f6368"))
+
+
+def gib(byte_count: int) -> str:
+    return translate("ModelTexts", "{0} GiB").format(f"{byte_count / GIB:.1f}")
+
+
+def chats_text(count: int) -> str:
+    if count == 1:
+        return translate("ModelTexts", "1 chat")
+    return translate("ModelTexts", "{0} parallel chats").format(count)
+
+
+def fit_reason(fit: VariantFit) -> str:
+    """Why the badge is what it is, with the numbers behind it."""
+    if fit.badge == "unsupported":
+        return translate("ModelTexts", "Hugging Face models run with vLLM, which needs Linux and a GPU that shares "
+                                       "system memory. Use a GGUF variant on this machine.")
+    text = translate("ModelTexts", "Needs {0} of the {1} available for {2} tokens × {3}.").format(
+        gib(fit.needed_bytes), gib(fit.budget_bytes), f"{fit.context_length:,}", chats_text(fit.parallel_chats))
+    if fit.longest_context is None:
+        return text + " " + translate("ModelTexts", "It does not fit even with a short context.")
+    if fit.badge == "tight":
+        text += " " + translate("ModelTexts", "Little memory is left over; other programs may slow it down.")
+    longest = translate("ModelTexts", "Longest context that fits: {0} tokens.")
+    return text + " " + longest.format(f"{fit.longest_context:,}")
+
+
+def language_name(code: str) -> str:
+    names = {
+        "zh": translate("ModelTexts", "Chinese"),
+        "en": translate("ModelTexts", "English"),
+        "fr": translate("ModelTexts", "French"),
+        "es": translate("ModelTexts", "Spanish"),
+        "pt": translate("ModelTexts", "Portuguese"),
+        "de": translate("ModelTexts", "German"),
+        "it": translate("ModelTexts", "Italian"),
+        "ru": translate("ModelTexts", "Russian"),
+        "ja": translate("ModelTexts", "Japanese"),
+        "ko": translate("ModelTexts", "Korean"),
+        "vi": translate("ModelTexts", "Vietnamese"),
+        "th": translate("ModelTexts", "Thai"),
+        "ar": translate("ModelTexts", "Arabic"),
+        "hi": translate("ModelTexts", "Hindi"),
+    }
+    return names.get(code, code)
+
+
+def languages_text(codes: Sequence[str], limit: int = SHOWN_LANGUAGES) -> str:
+    """``Chinese, English, French +10`` (the first ``limit``, then how many more)."""
+    names = [language_name(code) for code in codes]
+    shown = translate("ModelTexts", ", ").join(names[:limit])
+    extra = len(names) - limit
+    return translate("ModelTexts", "{0} +{1}").format(shown, extra) if extra > 0 else shown
+
+
+def format_name(model_format: str) -> str:
+    if model_format == "gguf":
+        return translate("ModelTexts", "GGUF (llama.cpp)")
+    return translate("ModelTexts", "Hugging Face (vLLM)")
+
+
+def download_state_text(progress: DownloadProgress) -> str:
+    """What a download is doing, in words (the core's message only for failures, which carry the reason)."""
+    texts = {
+        "preparing": translate("ModelTexts", "Asking the hub about the files…"),
+        "downloading": translate("ModelTexts", "Downloading…"),
+        "paused": translate("ModelTexts", "Paused. The part already downloaded is kept."),
+        "verifying": translate("ModelTexts", "Checking the download's checksum…"),
+        "finished": translate("ModelTexts", "Downloaded and verified."),
+        "cancelled": translate("ModelTexts", "Download cancelled."),
+    }
+    failed = translate("ModelTexts", "The download failed: {0}").format(progress.message)
+    return texts.get(progress.state, failed)
+
+
+def download_amount_text(progress: DownloadProgress) -> str:
+    """``1.20 GB of 4.68 GB · 25.3 MB/s · about 2 min left``."""
+    done = human_size(progress.bytes_done)
+    if progress.bytes_total:
+        done = translate("ModelTexts", "{0} of {1}").format(done, human_size(progress.bytes_total))
+    parts = [done]
+    if progress.state == "downloading" and progress.bytes_per_second > 0:
+        parts.append(translate("ModelTexts", "{0}/s").format(human_size(int(progress.bytes_per_second))))
+        if progress.eta_seconds is not None:
+            parts.append(translate("ModelTexts", "about {0} left").format(duration_text(progress.eta_seconds)))
+    return " · ".join(parts)
+
+
+def machine_text(report: HardwareReport) -> str:
+    """``This machine: 24.0 GiB memory (16.0 GiB free), no GPU; runs models with llama.cpp.``"""
+    memory = translate("ModelTexts", "{0} memory ({1} free)").format(
+        gib(report.ram_total_bytes), gib(report.ram_available_bytes))
+    if report.unified.is_unified and report.gpus:
+        gpu = translate("ModelTexts", "GPU {0} sharing that memory").format(report.gpus[0].name)
+    elif report.gpus:
+        gpu = translate("ModelTexts", "GPU {0} with {1}").format(
+            report.gpus[0].name, gib(report.gpu_memory_total_bytes))
+    else:
+        gpu = translate("ModelTexts", "no GPU")
+    engine = "vLLM" if report.recommended_backend.backend == "vllm" else "llama.cpp"
+    return translate("ModelTexts", "This machine: {0}, {1}; runs models with {2}.").format(memory, gpu, engine)

@@ -1,0 +1,2189 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="zh_CN">
+<context>
+    <name>CatalogPage</name>
+    <message>
+        <source>Judged for</source>
+        <translation>评估条件：</translation>
+    </message>
+    <message>
+        <source>tokens per chat ×</source>
+        <translation>词元/对话 ×</translation>
+    </message>
+    <message>
+        <source>parallel chats</source>
+        <translation>个并行对话</translation>
+    </message>
+    <message>
+        <source>Context length to judge the models for</source>
+        <translation>用于评估模型的上下文长度</translation>
+    </message>
+    <message>
+        <source>Number of parallel chats to judge the models for</source>
+        <translation>用于评估模型的并行对话数</translation>
+    </message>
+    <message>
+        <source>Hide models that do not fit</source>
+        <translation>隐藏装不下的模型</translation>
+    </message>
+    <message>
+        <source>Looking at this machine…</source>
+        <translation>正在查看本机…</translation>
+    </message>
+    <message>
+        <source>{0} · {1} · licence {2}</source>
+        <translation>{0} · {1} · 许可证 {2}</translation>
+    </message>
+    <message>
+        <source>Languages: {0}</source>
+        <translation>语言：{0}</translation>
+    </message>
+</context>
+<context>
+    <name>CatalogTree</name>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Download</source>
+        <translation>下载大小</translation>
+    </message>
+    <message>
+        <source>On this machine</source>
+        <translation>在本机上</translation>
+    </message>
+    <message>
+        <source>Licence</source>
+        <translation>许可证</translation>
+    </message>
+    <message>
+        <source>Languages</source>
+        <translation>语言</translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Model catalog</source>
+        <translation>模型目录</translation>
+    </message>
+    <message>
+        <source>{0} · {1} parameters</source>
+        <translation>{0} · {1} 参数</translation>
+    </message>
+    <message>
+        <source>GGUF</source>
+        <translation>GGUF</translation>
+    </message>
+    <message>
+        <source>Hugging Face</source>
+        <translation>Hugging Face</translation>
+    </message>
+    <message>
+        <source>…</source>
+        <translation>…</translation>
+    </message>
+    <message>
+        <source>Paused</source>
+        <translation>已暂停</translation>
+    </message>
+    <message>
+        <source>{0}%</source>
+        <translation>{0}%</translation>
+    </message>
+    <message>
+        <source>Downloading</source>
+        <translation>正在下载</translation>
+    </message>
+</context>
+<context>
+    <name>ChatNotice</name>
+    <message>
+        <source>Dismiss</source>
+        <translation>关闭提示</translation>
+    </message>
+</context>
+<context>
+    <name>ChatView</name>
+    <message>
+        <source>Ask anything. Answers are written on this computer; nothing leaves it.</source>
+        <translation>尽管提问。回答在本机上生成，任何内容都不会离开本机。</translation>
+    </message>
+    <message>
+        <source>New chat</source>
+        <translation>新对话</translation>
+    </message>
+    <message>
+        <source>Message {0} (Enter sends, Shift+Enter new line)</source>
+        <translation>给 {0} 发消息（Enter 发送，Shift+Enter 换行）</translation>
+    </message>
+    <message>
+        <source>Message (Enter sends, Shift+Enter new line)</source>
+        <translation>输入消息（Enter 发送，Shift+Enter 换行）</translation>
+    </message>
+    <message>
+        <source>The model is loading…</source>
+        <translation>模型正在加载…</translation>
+    </message>
+    <message>
+        <source>No model loaded. Use Load model… to choose one.</source>
+        <translation>未加载模型。请用“加载模型…”选择一个。</translation>
+    </message>
+    <message>
+        <source>Loading {0}… You can type meanwhile.</source>
+        <translation>正在加载 {0}… 你可以先输入。</translation>
+    </message>
+    <message>
+        <source>the model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>No model is loaded: load one to chat.</source>
+        <translation>未加载模型：加载一个模型后即可对话。</translation>
+    </message>
+    <message>
+        <source>The model could not be loaded: {0}</source>
+        <translation>无法加载模型：{0}</translation>
+    </message>
+    <message>
+        <source>Load model…</source>
+        <translation>加载模型…</translation>
+    </message>
+    <message>
+        <source>Context: no model loaded</source>
+        <translation>上下文：未加载模型</translation>
+    </message>
+    <message>
+        <source>Settings…</source>
+        <translation>设置…</translation>
+    </message>
+    <message>
+        <source>Context: unknown</source>
+        <translation>上下文：未知</translation>
+    </message>
+    <message>
+        <source>No model is loaded. Load one, then send again.</source>
+        <translation>未加载模型。请先加载一个，然后再发送。</translation>
+    </message>
+    <message>
+        <source>The answer failed: {0}</source>
+        <translation>回答失败：{0}</translation>
+    </message>
+</context>
+<context>
+    <name>CitationChip</name>
+    <message>
+        <source>page {0}</source>
+        <translation>第 {0} 页</translation>
+    </message>
+    <message>
+        <source>Given to the model as a source; the answer does not cite it.</source>
+        <translation>已作为来源提供给模型；回答中没有引用它。</translation>
+    </message>
+    <message>
+        <source>Source {0}</source>
+        <translation>来源 {0}</translation>
+    </message>
+    <message>
+        <source>Open the file</source>
+        <translation>打开文件</translation>
+    </message>
+    <message>
+        <source>Show the passage</source>
+        <translation>显示段落</translation>
+    </message>
+</context>
+<context>
+    <name>Composer</name>
+    <message>
+        <source>Message</source>
+        <translation>消息</translation>
+    </message>
+    <message>
+        <source>Send</source>
+        <translation>发送</translation>
+    </message>
+    <message>
+        <source>Send (Enter). Shift+Enter starts a new line.</source>
+        <translation>发送（Enter）。Shift+Enter 换行。</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <source>Stop the answer; what it wrote so far is kept</source>
+        <translation>停止回答；已写出的内容会保留</translation>
+    </message>
+</context>
+<context>
+    <name>ContextMeter</name>
+    <message>
+        <source>Context: no model loaded</source>
+        <translation>上下文：未加载模型</translation>
+    </message>
+    <message>
+        <source>{0} / {1} tokens</source>
+        <translation>{0} / {1} 词元</translation>
+    </message>
+    <message>
+        <source>System prompt</source>
+        <translation>系统提示词</translation>
+    </message>
+    <message>
+        <source>Sources</source>
+        <translation>来源</translation>
+    </message>
+    <message>
+        <source>Earlier messages</source>
+        <translation>之前的消息</translation>
+    </message>
+    <message>
+        <source>Your question</source>
+        <translation>你的问题</translation>
+    </message>
+    <message>
+        <source>Kept for the answer</source>
+        <translation>为回答预留</translation>
+    </message>
+    <message>
+        <source>Free</source>
+        <translation>剩余</translation>
+    </message>
+    <message>
+        <source>Context window: {0} tokens</source>
+        <translation>上下文窗口：{0} 词元</translation>
+    </message>
+    <message>
+        <source>Sources are searched when you send (not counted before).</source>
+        <translation>发送时才检索来源（之前不计入）。</translation>
+    </message>
+    <message>
+        <source>The question needs {0} tokens (with room for the answer); the context holds {1}.</source>
+        <translation>这个问题需要 {0} 词元（含回答的空间），而上下文只能容纳 {1}。</translation>
+    </message>
+</context>
+<context>
+    <name>ConversationSidebar</name>
+    <message>
+        <source>Pinned</source>
+        <translation>已置顶</translation>
+    </message>
+    <message>
+        <source>Writing an answer…</source>
+        <translation>正在写回答…</translation>
+    </message>
+    <message>
+        <source>New chat</source>
+        <translation>新对话</translation>
+    </message>
+    <message>
+        <source>Search conversations</source>
+        <translation>搜索对话</translation>
+    </message>
+    <message>
+        <source>Conversations</source>
+        <translation>对话</translation>
+    </message>
+    <message>
+        <source>Rename…</source>
+        <translation>重命名…</translation>
+    </message>
+    <message>
+        <source>Pin</source>
+        <translation>置顶</translation>
+    </message>
+    <message>
+        <source>Delete…</source>
+        <translation>删除…</translation>
+    </message>
+    <message>
+        <source>Unpin</source>
+        <translation>取消置顶</translation>
+    </message>
+    <message>
+        <source>Pin to the top</source>
+        <translation>置顶</translation>
+    </message>
+    <message>
+        <source>Delete conversation</source>
+        <translation>删除对话</translation>
+    </message>
+    <message>
+        <source>Delete “{0}” and all its messages? This cannot be undone.</source>
+        <translation>删除“{0}”及其所有消息？此操作无法撤销。</translation>
+    </message>
+    <message>
+        <source>Rename conversation</source>
+        <translation>重命名对话</translation>
+    </message>
+    <message>
+        <source>Title:</source>
+        <translation>标题：</translation>
+    </message>
+</context>
+<context>
+    <name>DocumentTable</name>
+    <message>
+        <source>Document</source>
+        <translation>文档</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Pages</source>
+        <translation>页数</translation>
+    </message>
+    <message>
+        <source>Chunks</source>
+        <translation>文本块</translation>
+    </message>
+    <message>
+        <source>Documents in the knowledge base</source>
+        <translation>知识库中的文档</translation>
+    </message>
+</context>
+<context>
+    <name>DownloadBox</name>
+    <message>
+        <source>Download</source>
+        <translation>下载</translation>
+    </message>
+    <message>
+        <source>Download from the Hugging Face hub; the file is checked against its published checksum</source>
+        <translation>从 Hugging Face Hub 下载；文件会按其公布的校验和进行核对</translation>
+    </message>
+    <message>
+        <source>Pause</source>
+        <translation>暂停</translation>
+    </message>
+    <message>
+        <source>Resume</source>
+        <translation>继续</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Stop the download and delete the part downloaded so far</source>
+        <translation>停止下载并删除已下载的部分</translation>
+    </message>
+    <message>
+        <source>Use this model</source>
+        <translation>使用此模型</translation>
+    </message>
+    <message>
+        <source>Download progress</source>
+        <translation>下载进度</translation>
+    </message>
+    <message>
+        <source>Choose a model variant to download or use it.</source>
+        <translation>请选择一个模型版本来下载或使用。</translation>
+    </message>
+    <message>
+        <source>Not on this computer yet.</source>
+        <translation>本机上还没有此模型。</translation>
+    </message>
+    <message>
+        <source>Its publisher asks you to accept a licence on the hub first (set HF_TOKEN to your access token).</source>
+        <translation>发布者要求先在 Hub 上同意许可协议（请把 HF_TOKEN 设为你的访问令牌）。</translation>
+    </message>
+    <message>
+        <source>On this computer: it runs without the internet.</source>
+        <translation>已在本机：无需联网即可运行。</translation>
+    </message>
+</context>
+<context>
+    <name>FirstRunPage</name>
+    <message>
+        <source>Choose a language model</source>
+        <translation>选择一个语言模型</translation>
+    </message>
+    <message>
+        <source>UniDesk answers with a language model that runs on this computer. There is none here yet: pick one from the catalog (each is marked by whether it fits this machine), or use a model file you already have.</source>
+        <translation>UniDesk 用在本机上运行的语言模型来回答。这里还没有模型：请从目录中挑选一个（每个都标明了是否适合本机），或使用你已有的模型文件。</translation>
+    </message>
+    <message>
+        <source>Nothing you type, ask or add leaves this machine. Only the model download itself comes from the internet (from the Hugging Face hub).</source>
+        <translation>你输入、提问或添加的任何内容都不会离开本机。只有下载模型本身需要联网（来自 Hugging Face Hub）。</translation>
+    </message>
+    <message>
+        <source>Once a model is on this computer, UniDesk works offline.</source>
+        <translation>模型下载到本机后，UniDesk 即可离线使用。</translation>
+    </message>
+    <message>
+        <source>Browse the catalog</source>
+        <translation>浏览模型目录</translation>
+    </message>
+    <message>
+        <source>Use a model file I have…</source>
+        <translation>使用我已有的模型文件…</translation>
+    </message>
+</context>
+<context>
+    <name>Gauges</name>
+    <message>
+        <source>UniDesk</source>
+        <translation>UniDesk</translation>
+    </message>
+    <message>
+        <source>Weights</source>
+        <translation>权重</translation>
+    </message>
+    <message>
+        <source>KV cache in use</source>
+        <translation>KV 缓存（已用）</translation>
+    </message>
+    <message>
+        <source>KV cache reserved</source>
+        <translation>KV 缓存（预留）</translation>
+    </message>
+    <message>
+        <source>Compute buffers</source>
+        <translation>计算缓冲区</translation>
+    </message>
+    <message>
+        <source>Runtime</source>
+        <translation>运行时</translation>
+    </message>
+    <message>
+        <source>Embedding model</source>
+        <translation>嵌入模型</translation>
+    </message>
+    <message>
+        <source>Other programs</source>
+        <translation>其他程序</translation>
+    </message>
+    <message>
+        <source>Free</source>
+        <translation>空闲</translation>
+    </message>
+    <message>
+        <source>System memory</source>
+        <translation>系统内存</translation>
+    </message>
+    <message>
+        <source>Unified memory (CPU and GPU share it)</source>
+        <translation>统一内存（CPU 与 GPU 共享）</translation>
+    </message>
+    <message>
+        <source>GPU memory</source>
+        <translation>显存</translation>
+    </message>
+    <message>
+        <source>{0} tok/s</source>
+        <translation>{0} 词元/秒</translation>
+    </message>
+    <message>
+        <source>{0} KiB</source>
+        <translation>{0} KiB</translation>
+    </message>
+    <message>
+        <source>{0} MiB</source>
+        <translation>{0} MiB</translation>
+    </message>
+    <message>
+        <source>{0:.1f} GiB</source>
+        <translation>{0:.1f} GiB</translation>
+    </message>
+</context>
+<context>
+    <name>IndexingProgressView</name>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Stop indexing; documents already indexed are kept</source>
+        <translation>停止索引；已索引的文档会保留</translation>
+    </message>
+    <message>
+        <source>Cancel indexing</source>
+        <translation>取消索引</translation>
+    </message>
+    <message>
+        <source>Indexing progress</source>
+        <translation>索引进度</translation>
+    </message>
+    <message>
+        <source>%v of %m</source>
+        <translation>%v / %m</translation>
+    </message>
+    <message>
+        <source>Cancelling after the current batch…</source>
+        <translation>当前批次完成后取消…</translation>
+    </message>
+</context>
+<context>
+    <name>KnowledgeBasePanel</name>
+    <message>
+        <source>Knowledge base</source>
+        <translation>知识库</translation>
+    </message>
+    <message>
+        <source>Drop files or folders here (or onto the chat), or use the buttons. Documents are read and indexed on this computer; nothing is uploaded.</source>
+        <translation>把文件或文件夹拖到这里（或拖到对话中），或使用上面的按钮。文档在本机上读取和索引，不会上传任何内容。</translation>
+    </message>
+    <message>
+        <source>Add files…</source>
+        <translation>添加文件…</translation>
+    </message>
+    <message>
+        <source>Add documents: text, Markdown, PDF, Word, web pages, code</source>
+        <translation>添加文档：文本、Markdown、PDF、Word、网页、代码</translation>
+    </message>
+    <message>
+        <source>Add folder…</source>
+        <translation>添加文件夹…</translation>
+    </message>
+    <message>
+        <source>Add every document in a folder and keep it up to date</source>
+        <translation>添加文件夹中的所有文档并保持同步</translation>
+    </message>
+    <message>
+        <source>Re-index</source>
+        <translation>重新索引</translation>
+    </message>
+    <message>
+        <source>Read the selected documents again</source>
+        <translation>重新读取所选文档</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>移除</translation>
+    </message>
+    <message>
+        <source>Remove the selected documents from the knowledge base (the files stay)</source>
+        <translation>从知识库中移除所选文档（文件本身保留）</translation>
+    </message>
+    <message>
+        <source>Show in folder</source>
+        <translation>在文件夹中显示</translation>
+    </message>
+    <message>
+        <source>Open the folder of the selected document in the file manager</source>
+        <translation>在文件管理器中打开所选文档所在的文件夹</translation>
+    </message>
+    <message>
+        <source>The knowledge base cannot be used: {0}</source>
+        <translation>无法使用知识库：{0}</translation>
+    </message>
+    <message>
+        <source>Add documents</source>
+        <translation>添加文档</translation>
+    </message>
+    <message>
+        <source>Add a folder</source>
+        <translation>添加文件夹</translation>
+    </message>
+    <message>
+        <source>Remove documents</source>
+        <translation>移除文档</translation>
+    </message>
+    <message>
+        <source>Remove {0} document(s) from the knowledge base? The files themselves are not deleted.</source>
+        <translation>从知识库中移除 {0} 个文档？文件本身不会被删除。</translation>
+    </message>
+    <message>
+        <source>{0} pages · {1} chunks</source>
+        <translation>{0} 页 · {1} 个文本块</translation>
+    </message>
+    <message>
+        <source>Read in part: {0}</source>
+        <translation>部分读取：{0}</translation>
+    </message>
+    <message>
+        <source>Not indexed: {0}.</source>
+        <translation>未索引：{0}。</translation>
+    </message>
+</context>
+<context>
+    <name>KnowledgeDock</name>
+    <message>
+        <source>Knowledge base</source>
+        <translation>知识库</translation>
+    </message>
+    <message>
+        <source>&amp;Knowledge base</source>
+        <translation>知识库(&amp;K)</translation>
+    </message>
+</context>
+<context>
+    <name>KnowledgeTexts</name>
+    <message>
+        <source>Indexed</source>
+        <translation>已索引</translation>
+    </message>
+    <message>
+        <source>Pending</source>
+        <translation>等待中</translation>
+    </message>
+    <message>
+        <source>Indexing…</source>
+        <translation>正在索引…</translation>
+    </message>
+    <message>
+        <source>Failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>file not found</source>
+        <translation>找不到文件</translation>
+    </message>
+    <message>
+        <source>no text in it</source>
+        <translation>其中没有文字</translation>
+    </message>
+    <message>
+        <source>not a text document</source>
+        <translation>不是文本文档</translation>
+    </message>
+    <message>
+        <source>protected by a password</source>
+        <translation>受密码保护</translation>
+    </message>
+    <message>
+        <source>damaged file</source>
+        <translation>文件已损坏</translation>
+    </message>
+    <message>
+        <source>file type not supported</source>
+        <translation>不支持的文件类型</translation>
+    </message>
+    <message>
+        <source>cannot be read</source>
+        <translation>无法读取</translation>
+    </message>
+    <message>
+        <source>unknown problem</source>
+        <translation>未知问题</translation>
+    </message>
+    <message>
+        <source>Failed: {0}</source>
+        <translation>失败：{0}</translation>
+    </message>
+    <message>
+        <source>Loading the embedding model…</source>
+        <translation>正在加载嵌入模型…</translation>
+    </message>
+    <message>
+        <source>Looking for documents…</source>
+        <translation>正在查找文档…</translation>
+    </message>
+    <message>
+        <source>Tidying up the index…</source>
+        <translation>正在整理索引…</translation>
+    </message>
+    <message>
+        <source>Re-embedding documents for the new embedding model…</source>
+        <translation>正在用新的嵌入模型重新嵌入文档…</translation>
+    </message>
+    <message>
+        <source>Indexing documents…</source>
+        <translation>正在索引文档…</translation>
+    </message>
+    <message>
+        <source>Cancelled. Finished documents were kept; the rest continue next time.</source>
+        <translation>已取消。已完成的文档会保留，其余的下次继续。</translation>
+    </message>
+    <message>
+        <source>Indexing stopped because of an error.</source>
+        <translation>索引因出错而停止。</translation>
+    </message>
+    <message>
+        <source>{0} indexed</source>
+        <translation>已索引 {0} 个</translation>
+    </message>
+    <message>
+        <source>{0} unchanged</source>
+        <translation>{0} 个未变</translation>
+    </message>
+    <message>
+        <source>{0} failed</source>
+        <translation>{0} 个失败</translation>
+    </message>
+    <message>
+        <source>{0} removed</source>
+        <translation>移除 {0} 个</translation>
+    </message>
+    <message>
+        <source>Done: {0}.</source>
+        <translation>完成：{0}。</translation>
+    </message>
+    <message>
+        <source>, </source>
+        <translation>，</translation>
+    </message>
+    <message>
+        <source>{0} chunks/s</source>
+        <translation>{0} 块/秒</translation>
+    </message>
+    <message>
+        <source>{0} · about {1} left</source>
+        <translation>{0} · 约剩 {1}</translation>
+    </message>
+</context>
+<context>
+    <name>LocalModelsPage</name>
+    <message>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <source>Format</source>
+        <translation>格式</translation>
+    </message>
+    <message>
+        <source>Size</source>
+        <translation>大小</translation>
+    </message>
+    <message>
+        <source>Where</source>
+        <translation>位置</translation>
+    </message>
+    <message>
+        <source>Models on this computer</source>
+        <translation>本机上的模型</translation>
+    </message>
+    <message>
+        <source>No model on this computer yet. Download one from the catalog, or add a GGUF file or a Hugging Face model folder you already have.</source>
+        <translation>本机上还没有模型。请从目录下载一个，或添加你已有的 GGUF 文件或 Hugging Face 模型文件夹。</translation>
+    </message>
+    <message>
+        <source>Use this model</source>
+        <translation>使用此模型</translation>
+    </message>
+    <message>
+        <source>Add GGUF file…</source>
+        <translation>添加 GGUF 文件…</translation>
+    </message>
+    <message>
+        <source>Add model folder…</source>
+        <translation>添加模型文件夹…</translation>
+    </message>
+    <message>
+        <source>Delete…</source>
+        <translation>删除…</translation>
+    </message>
+    <message>
+        <source>Downloaded models are deleted from disk; your own files are only removed from this list</source>
+        <translation>下载的模型会从磁盘上删除；你自己的文件只会从此列表中移除</translation>
+    </message>
+    <message>
+        <source>Downloaded</source>
+        <translation>已下载</translation>
+    </message>
+    <message>
+        <source>Your file</source>
+        <translation>你的文件</translation>
+    </message>
+    <message>
+        <source>{0}: {1}</source>
+        <translation>{0}：{1}</translation>
+    </message>
+    <message>
+        <source>Missing: {0}</source>
+        <translation>缺失：{0}</translation>
+    </message>
+</context>
+<context>
+    <name>MainWindow</name>
+    <message>
+        <source>UniDesk</source>
+        <translation>UniDesk</translation>
+    </message>
+    <message>
+        <source>Gauges</source>
+        <translation>仪表</translation>
+    </message>
+    <message>
+        <source>&amp;Load model…</source>
+        <translation>加载模型(&amp;L)…</translation>
+    </message>
+    <message>
+        <source>Load model &amp;folder…</source>
+        <translation>加载模型文件夹(&amp;F)…</translation>
+    </message>
+    <message>
+        <source>&amp;Unload model</source>
+        <translation>卸载模型(&amp;U)</translation>
+    </message>
+    <message>
+        <source>&amp;Settings…</source>
+        <translation>设置(&amp;S)…</translation>
+    </message>
+    <message>
+        <source>&amp;Quit</source>
+        <translation>退出(&amp;Q)</translation>
+    </message>
+    <message>
+        <source>&amp;File</source>
+        <translation>文件(&amp;F)</translation>
+    </message>
+    <message>
+        <source>&amp;View</source>
+        <translation>视图(&amp;V)</translation>
+    </message>
+    <message>
+        <source>&amp;Gauges</source>
+        <translation>仪表(&amp;G)</translation>
+    </message>
+    <message>
+        <source>Some settings were not valid and use their defaults: {0}</source>
+        <translation>部分设置无效，已改用默认值：{0}</translation>
+    </message>
+    <message>
+        <source>Settings…</source>
+        <translation>设置…</translation>
+    </message>
+    <message>
+        <source>Some settings were not valid and use their defaults:</source>
+        <translation>部分设置无效，已改用默认值：</translation>
+    </message>
+    <message>
+        <source>The original file was kept as {0}</source>
+        <translation>原文件已保留为 {0}</translation>
+    </message>
+    <message>
+        <source>Could not look at this machine: {0}</source>
+        <translation>无法查看本机信息：{0}</translation>
+    </message>
+    <message>
+        <source>Load a model</source>
+        <translation>加载模型</translation>
+    </message>
+    <message>
+        <source>GGUF models (*.gguf);;All files (*)</source>
+        <translation>GGUF 模型 (*.gguf);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Load a Hugging Face model folder</source>
+        <translation>加载 Hugging Face 模型文件夹</translation>
+    </message>
+    <message>
+        <source>No model is loaded.</source>
+        <translation>未加载模型。</translation>
+    </message>
+    <message>
+        <source>Loading {0}…</source>
+        <translation>正在加载 {0}…</translation>
+    </message>
+    <message>
+        <source>{0} is ready.</source>
+        <translation>{0} 已就绪。</translation>
+    </message>
+    <message>
+        <source>The model could not be loaded: {0}</source>
+        <translation>无法加载模型：{0}</translation>
+    </message>
+    <message>
+        <source>Saved.</source>
+        <translation>已保存。</translation>
+    </message>
+    <message>
+        <source>The changes take effect when a model is loaded.</source>
+        <translation>这些更改将在加载模型时生效。</translation>
+    </message>
+    <message>
+        <source>A model is loading; load it again to apply: {0}.</source>
+        <translation>有模型正在加载；请再次加载以应用：{0}。</translation>
+    </message>
+    <message>
+        <source>Reloading the model to apply: {0}.</source>
+        <translation>正在重新加载模型以应用：{0}。</translation>
+    </message>
+</context>
+<context>
+    <name>MarkdownBody</name>
+    <message>
+        <source>Copy code</source>
+        <translation>复制代码</translation>
+    </message>
+</context>
+<context>
+    <name>MemoryBar</name>
+    <message>
+        <source>Memory bar</source>
+        <translation>内存条形图</translation>
+    </message>
+</context>
+<context>
+    <name>MemoryGauge</name>
+    <message>
+        <source>Memory gauge</source>
+        <translation>内存仪表</translation>
+    </message>
+    <message>
+        <source>Memory</source>
+        <translation>内存</translation>
+    </message>
+    <message>
+        <source>Reading memory…</source>
+        <translation>正在读取内存…</translation>
+    </message>
+    <message>
+        <source>UniDesk holds {0} now (app {1}, engine processes {2}).</source>
+        <translation>UniDesk 当前占用 {0}（应用 {1}，引擎进程 {2}）。</translation>
+    </message>
+    <message>
+        <source>UniDesk holds {0} now.</source>
+        <translation>UniDesk 当前占用 {0}。</translation>
+    </message>
+    <message>
+        <source>Model parts are the memory plan; other programs and free space are measured.</source>
+        <translation>模型部分来自内存规划；其他程序和空闲空间为实测值。</translation>
+    </message>
+    <message>
+        <source>No model is loaded.</source>
+        <translation>未加载模型。</translation>
+    </message>
+    <message>
+        <source>{0}: {1}</source>
+        <translation>{0}：{1}</translation>
+    </message>
+</context>
+<context>
+    <name>MemoryVerdictView</name>
+    <message>
+        <source>Memory verdict</source>
+        <translation>内存评估</translation>
+    </message>
+    <message>
+        <source>Memory plan details</source>
+        <translation>内存规划详情</translation>
+    </message>
+    <message>
+        <source>Memory: working it out…</source>
+        <translation>内存：正在计算…</translation>
+    </message>
+    <message>
+        <source>Memory: could not plan ({0})</source>
+        <translation>内存：无法规划（{0}）</translation>
+    </message>
+    <message>
+        <source>Memory: choose a model to see whether it fits.</source>
+        <translation>内存：选择一个模型，看看是否装得下。</translation>
+    </message>
+    <message>
+        <source>Memory: cannot plan this model.</source>
+        <translation>内存：无法为此模型做规划。</translation>
+    </message>
+    <message>
+        <source>Memory: the remote server runs the model; nothing is loaded here.</source>
+        <translation>内存：模型由远程服务器运行，本机不加载任何内容。</translation>
+    </message>
+    <message>
+        <source>Fits: {0} of {1} GiB free</source>
+        <translation>装得下：需要 {0} GiB，空闲 {1} GiB</translation>
+    </message>
+    <message>
+        <source>Needs {0} GiB, {1} GiB free</source>
+        <translation>需要 {0} GiB，空闲 {1} GiB</translation>
+    </message>
+    <message>
+        <source>lower context to {0}</source>
+        <translation>把上下文降到 {0}</translation>
+    </message>
+    <message>
+        <source>parallel chats to {0}</source>
+        <translation>把并行对话数改为 {0}</translation>
+    </message>
+    <message>
+        <source>{0}: {1}</source>
+        <translation>{0}：{1}</translation>
+    </message>
+    <message>
+        <source> or </source>
+        <translation> 或 </translation>
+    </message>
+    <message>
+        <source>{0}: try context {1} with {2} parallel chats and a {3} KV cache</source>
+        <translation>{0}：试试上下文 {1}、{2} 个并行对话、{3} 类型的 KV 缓存</translation>
+    </message>
+    <message>
+        <source>{0}: this model does not fit on this machine</source>
+        <translation>{0}：本机装不下这个模型</translation>
+    </message>
+</context>
+<context>
+    <name>MessageWidget</name>
+    <message>
+        <source>Previous alternative</source>
+        <translation>上一个版本</translation>
+    </message>
+    <message>
+        <source>Next alternative</source>
+        <translation>下一个版本</translation>
+    </message>
+    <message>
+        <source>Send</source>
+        <translation>发送</translation>
+    </message>
+    <message>
+        <source>Ask the edited question; the original stays as an alternative</source>
+        <translation>提交修改后的问题；原问题作为另一个版本保留</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Copy</source>
+        <translation>复制</translation>
+    </message>
+    <message>
+        <source>Copy the message</source>
+        <translation>复制这条消息</translation>
+    </message>
+    <message>
+        <source>Edit</source>
+        <translation>编辑</translation>
+    </message>
+    <message>
+        <source>Edit and ask again (a new branch)</source>
+        <translation>编辑后重新提问（新分支）</translation>
+    </message>
+    <message>
+        <source>Regenerate</source>
+        <translation>重新生成</translation>
+    </message>
+    <message>
+        <source>Write another answer (this one is kept as an alternative)</source>
+        <translation>再写一个回答（当前回答作为另一个版本保留）</translation>
+    </message>
+    <message>
+        <source>Continue</source>
+        <translation>继续</translation>
+    </message>
+    <message>
+        <source>Go on writing this answer</source>
+        <translation>继续写这个回答</translation>
+    </message>
+    <message>
+        <source>You</source>
+        <translation>你</translation>
+    </message>
+    <message>
+        <source>Assistant</source>
+        <translation>助手</translation>
+    </message>
+    <message>
+        <source>Writing…</source>
+        <translation>正在写…</translation>
+    </message>
+    <message>
+        <source>Stopped. The answer so far is kept; Continue goes on from here.</source>
+        <translation>已停止。目前的回答会保留；点“继续”可接着写。</translation>
+    </message>
+    <message>
+        <source>Cut off at the length limit; Continue goes on from here.</source>
+        <translation>已达到长度上限而中断；点“继续”可接着写。</translation>
+    </message>
+    <message>
+        <source>unknown error</source>
+        <translation>未知错误</translation>
+    </message>
+    <message>
+        <source>This answer failed: {0}</source>
+        <translation>这个回答失败了：{0}</translation>
+    </message>
+    <message>
+        <source>Interrupted before it finished; Continue goes on from here.</source>
+        <translation>未写完就被中断；点“继续”可接着写。</translation>
+    </message>
+    <message>
+        <source>Copied</source>
+        <translation>已复制</translation>
+    </message>
+</context>
+<context>
+    <name>ModelManagerDialog</name>
+    <message>
+        <source>Models</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Catalog</source>
+        <translation>目录</translation>
+    </message>
+    <message>
+        <source>On this computer</source>
+        <translation>本机</translation>
+    </message>
+    <message>
+        <source>Models run on this computer. Downloads come from the Hugging Face hub; nothing you type is sent anywhere.</source>
+        <translation>模型在本机上运行。下载来自 Hugging Face Hub；你输入的内容不会发送到任何地方。</translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>{0} is downloaded and verified.</source>
+        <translation>{0} 已下载并通过校验。</translation>
+    </message>
+    <message>
+        <source>The download of {0} failed: {1}</source>
+        <translation>{0} 下载失败：{1}</translation>
+    </message>
+    <message>
+        <source>The download of {0} was cancelled.</source>
+        <translation>{0} 的下载已取消。</translation>
+    </message>
+    <message>
+        <source>Downloaded</source>
+        <translation>已下载</translation>
+    </message>
+    <message>
+        <source>Loading {0}…</source>
+        <translation>正在加载 {0}…</translation>
+    </message>
+    <message>
+        <source>Another model is loading; choose this one again when it has finished.</source>
+        <translation>另一个模型正在加载；加载完成后请再选择此模型。</translation>
+    </message>
+    <message>
+        <source>Added {0}.</source>
+        <translation>已添加 {0}。</translation>
+    </message>
+    <message>
+        <source>{0} was removed.</source>
+        <translation>{0} 已移除。</translation>
+    </message>
+    <message>
+        <source>Add a GGUF model</source>
+        <translation>添加 GGUF 模型</translation>
+    </message>
+    <message>
+        <source>GGUF models (*.gguf);;All files (*)</source>
+        <translation>GGUF 模型 (*.gguf);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Add a Hugging Face model folder</source>
+        <translation>添加 Hugging Face 模型文件夹</translation>
+    </message>
+    <message>
+        <source>Delete {0}? Its files are deleted from this computer.</source>
+        <translation>删除 {0}？它的文件将从本机上删除。</translation>
+    </message>
+    <message>
+        <source>Remove {0} from the list? Your file stays where it is.</source>
+        <translation>从列表中移除 {0}？你的文件会保留在原处。</translation>
+    </message>
+    <message>
+        <source>Delete model</source>
+        <translation>删除模型</translation>
+    </message>
+</context>
+<context>
+    <name>ModelStatus</name>
+    <message>
+        <source>Model status</source>
+        <translation>模型状态</translation>
+    </message>
+    <message>
+        <source>Model loading progress</source>
+        <translation>模型加载进度</translation>
+    </message>
+    <message>
+        <source>No model loaded. Use File › Load model… to choose one.</source>
+        <translation>未加载模型。请用“文件 › 加载模型…”选择一个。</translation>
+    </message>
+    <message>
+        <source>Loading {0}…</source>
+        <translation>正在加载 {0}…</translation>
+    </message>
+    <message>
+        <source>Loading {0}: {1}…</source>
+        <translation>正在加载 {0}：{1}…</translation>
+    </message>
+    <message>
+        <source>a remote server</source>
+        <translation>远程服务器</translation>
+    </message>
+    <message>
+        <source>1 chat</source>
+        <translation>1 个对话</translation>
+    </message>
+    <message>
+        <source>{0} chats</source>
+        <translation>{0} 个对话</translation>
+    </message>
+    <message>
+        <source>Ready: {0} on {1} · {2} tokens × {3}</source>
+        <translation>就绪：{0}，运行于 {1} · {2} 词元 × {3}</translation>
+    </message>
+    <message>
+        <source>Loaded in {0:.1f} s</source>
+        <translation>加载用时 {0:.1f} 秒</translation>
+    </message>
+    <message>
+        <source>Backend: {0} ({1})</source>
+        <translation>后端：{0}（{1}）</translation>
+    </message>
+    <message>
+        <source>({0})</source>
+        <translation>（{0}）</translation>
+    </message>
+    <message>
+        <source>Model failed to load: {0}</source>
+        <translation>模型加载失败：{0}</translation>
+    </message>
+</context>
+<context>
+    <name>ModelTexts</name>
+    <message>
+        <source>Fits</source>
+        <translation>合适</translation>
+    </message>
+    <message>
+        <source>Tight</source>
+        <translation>偏紧</translation>
+    </message>
+    <message>
+        <source>Too big</source>
+        <translation>太大</translation>
+    </message>
+    <message>
+        <source>Needs vLLM</source>
+        <translation>需要 vLLM</translation>
+    </message>
+    <message>
+        <source>{0} GiB</source>
+        <translation>{0} GiB</translation>
+    </message>
+    <message>
+        <source>1 chat</source>
+        <translation>1 个对话</translation>
+    </message>
+    <message>
+        <source>{0} parallel chats</source>
+        <translation>{0} 个并行对话</translation>
+    </message>
+    <message>
+        <source>Hugging Face models run with vLLM, which needs Linux and a GPU that shares system memory. Use a GGUF variant on this machine.</source>
+        <translation>Hugging Face 格式的模型由 vLLM 运行，需要 Linux 和与系统共享内存的 GPU。在本机上请使用 GGUF 版本。</translation>
+    </message>
+    <message>
+        <source>Needs {0} of the {1} available for {2} tokens × {3}.</source>
+        <translation>{2} 词元 × {3} 需要 {0}，可用 {1}。</translation>
+    </message>
+    <message>
+        <source>It does not fit even with a short context.</source>
+        <translation>即使上下文很短也装不下。</translation>
+    </message>
+    <message>
+        <source>Little memory is left over; other programs may slow it down.</source>
+        <translation>剩余内存很少；其他程序可能会拖慢它。</translation>
+    </message>
+    <message>
+        <source>Longest context that fits: {0} tokens.</source>
+        <translation>能装下的最长上下文：{0} 词元。</translation>
+    </message>
+    <message>
+        <source>Chinese</source>
+        <translation>中文</translation>
+    </message>
+    <message>
+        <source>English</source>
+        <translation>英语</translation>
+    </message>
+    <message>
+        <source>French</source>
+        <translation>法语</translation>
+    </message>
+    <message>
+        <source>Spanish</source>
+        <translation>西班牙语</translation>
+    </message>
+    <message>
+        <source>Portuguese</source>
+        <translation>葡萄牙语</translation>
+    </message>
+    <message>
+        <source>German</source>
+        <translation>德语</translation>
+    </message>
+    <message>
+        <source>Italian</source>
+        <translation>意大利语</translation>
+    </message>
+    <message>
+        <source>Russian</source>
+        <translation>俄语</translation>
+    </message>
+    <message>
+        <source>Japanese</source>
+        <translation>日语</translation>
+    </message>
+    <message>
+        <source>Korean</source>
+        <translation>韩语</translation>
+    </message>
+    <message>
+        <source>Vietnamese</source>
+        <translation>越南语</translation>
+    </message>
+    <message>
+        <source>Thai</source>
+        <translation>泰语</translation>
+    </message>
+    <message>
+        <source>Arabic</source>
+        <translation>阿拉伯语</translation>
+    </message>
+    <message>
+        <source>Hindi</source>
+        <translation>印地语</translation>
+    </message>
+    <message>
+        <source>, </source>
+        <translation>、</translation>
+    </message>
+    <message>
+        <source>{0} +{1}</source>
+        <translation>{0} 及另外 {1} 种</translation>
+    </message>
+    <message>
+        <source>GGUF (llama.cpp)</source>
+        <translation>GGUF（llama.cpp）</translation>
+    </message>
+    <message>
+        <source>Hugging Face (vLLM)</source>
+        <translation>Hugging Face（vLLM）</translation>
+    </message>
+    <message>
+        <source>Asking the hub about the files…</source>
+        <translation>正在向 Hub 查询文件信息…</translation>
+    </message>
+    <message>
+        <source>Downloading…</source>
+        <translation>正在下载…</translation>
+    </message>
+    <message>
+        <source>Paused. The part already downloaded is kept.</source>
+        <translation>已暂停。已下载的部分会保留。</translation>
+    </message>
+    <message>
+        <source>Checking the download&apos;s checksum…</source>
+        <translation>正在核对下载文件的校验和…</translation>
+    </message>
+    <message>
+        <source>Downloaded and verified.</source>
+        <translation>已下载并通过校验。</translation>
+    </message>
+    <message>
+        <source>Download cancelled.</source>
+        <translation>下载已取消。</translation>
+    </message>
+    <message>
+        <source>The download failed: {0}</source>
+        <translation>下载失败：{0}</translation>
+    </message>
+    <message>
+        <source>{0} of {1}</source>
+        <translation>{0} / {1}</translation>
+    </message>
+    <message>
+        <source>{0}/s</source>
+        <translation>{0}/秒</translation>
+    </message>
+    <message>
+        <source>about {0} left</source>
+        <translation>约剩 {0}</translation>
+    </message>
+    <message>
+        <source>{0} memory ({1} free)</source>
+        <translation>内存 {0}（空闲 {1}）</translation>
+    </message>
+    <message>
+        <source>GPU {0} sharing that memory</source>
+        <translation>GPU {0} 与之共享内存</translation>
+    </message>
+    <message>
+        <source>GPU {0} with {1}</source>
+        <translation>GPU {0}，显存 {1}</translation>
+    </message>
+    <message>
+        <source>no GPU</source>
+        <translation>无 GPU</translation>
+    </message>
+    <message>
+        <source>This machine: {0}, {1}; runs models with {2}.</source>
+        <translation>本机：{0}，{1}；用 {2} 运行模型。</translation>
+    </message>
+</context>
+<context>
+    <name>PassagePopup</name>
+    <message>
+        <source>Open the file</source>
+        <translation>打开文件</translation>
+    </message>
+    <message>
+        <source>{0} (the file is no longer there)</source>
+        <translation>{0}（文件已不在原处）</translation>
+    </message>
+    <message>
+        <source>No passage text was kept for this source.</source>
+        <translation>此来源没有保存段落文字。</translation>
+    </message>
+</context>
+<context>
+    <name>PathField</name>
+    <message>
+        <source>No path chosen</source>
+        <translation>未选择路径</translation>
+    </message>
+    <message>
+        <source>Browse…</source>
+        <translation>浏览…</translation>
+    </message>
+    <message>
+        <source>Browse for {0}</source>
+        <translation>浏览选择{0}</translation>
+    </message>
+    <message>
+        <source>Choose a file…</source>
+        <translation>选择文件…</translation>
+    </message>
+    <message>
+        <source>Choose a folder…</source>
+        <translation>选择文件夹…</translation>
+    </message>
+    <message>
+        <source>Choose a file</source>
+        <translation>选择文件</translation>
+    </message>
+    <message>
+        <source>GGUF models (*.gguf);;All files (*)</source>
+        <translation>GGUF 模型 (*.gguf);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Choose a folder</source>
+        <translation>选择文件夹</translation>
+    </message>
+</context>
+<context>
+    <name>SettingEditor</name>
+    <message>
+        <source>Allowed: {0}.</source>
+        <translation>允许的值：{0}。</translation>
+    </message>
+    <message>
+        <source>Show</source>
+        <translation>显示</translation>
+    </message>
+    <message>
+        <source>Show {0}</source>
+        <translation>显示{0}</translation>
+    </message>
+</context>
+<context>
+    <name>SettingsDeclaration</name>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Which language model UniDesk runs.</source>
+        <translation>UniDesk 运行哪个语言模型。</translation>
+    </message>
+    <message>
+        <source>Engine</source>
+        <translation>引擎</translation>
+    </message>
+    <message>
+        <source>How the model is run: backend, memory, speed.</source>
+        <translation>模型如何运行：后端、内存、速度。</translation>
+    </message>
+    <message>
+        <source>Knowledge base</source>
+        <translation>知识库</translation>
+    </message>
+    <message>
+        <source>How documents are split, embedded and searched.</source>
+        <translation>文档如何切分、嵌入和检索。</translation>
+    </message>
+    <message>
+        <source>Answers</source>
+        <translation>回答</translation>
+    </message>
+    <message>
+        <source>Default sampling for new answers.</source>
+        <translation>新回答的默认采样方式。</translation>
+    </message>
+    <message>
+        <source>Appearance</source>
+        <translation>外观</translation>
+    </message>
+    <message>
+        <source>Language and look of the window.</source>
+        <translation>窗口的语言和外观。</translation>
+    </message>
+    <message>
+        <source>Local API</source>
+        <translation>本地 API</translation>
+    </message>
+    <message>
+        <source>An OpenAI-compatible server on 127.0.0.1 for other tools.</source>
+        <translation>在 127.0.0.1 上为其他工具提供的 OpenAI 兼容服务器。</translation>
+    </message>
+    <message>
+        <source>The .gguf file or Hugging Face model folder to load. Empty: no model chosen yet.</source>
+        <translation>要加载的 .gguf 文件或 Hugging Face 模型文件夹。留空：尚未选择模型。</translation>
+    </message>
+    <message>
+        <source>Models folder</source>
+        <translation>模型文件夹</translation>
+    </message>
+    <message>
+        <source>Where downloaded models are stored. Empty: the app&apos;s data folder (models/ inside it). Models already downloaded stay where they are.</source>
+        <translation>下载的模型存放的位置。留空：应用的数据文件夹（其中的 models/）。已下载的模型保留在原处。</translation>
+    </message>
+    <message>
+        <source>Backend</source>
+        <translation>后端</translation>
+    </message>
+    <message>
+        <source>Who runs the model. Automatic picks vLLM on unified-memory Linux machines (DGX Spark, Grace-Hopper, Jetson) and llama.cpp everywhere else; Remote sends requests to an OpenAI-compatible server.</source>
+        <translation>由谁运行模型。“自动”在统一内存的 Linux 机器（DGX Spark、Grace-Hopper、Jetson）上选择 vLLM，其他情况选择 llama.cpp；“远程服务器”把请求发送到 OpenAI 兼容的服务器。</translation>
+    </message>
+    <message>
+        <source>Automatic</source>
+        <translation>自动</translation>
+    </message>
+    <message>
+        <source>vLLM</source>
+        <translation>vLLM</translation>
+    </message>
+    <message>
+        <source>llama.cpp</source>
+        <translation>llama.cpp</translation>
+    </message>
+    <message>
+        <source>Remote server</source>
+        <translation>远程服务器</translation>
+    </message>
+    <message>
+        <source>Remote server address</source>
+        <translation>远程服务器地址</translation>
+    </message>
+    <message>
+        <source>Base URL of an OpenAI-compatible server, e.g. http://192.168.1.20:8000/v1. Used only when the backend is Remote.</source>
+        <translation>OpenAI 兼容服务器的基础 URL，例如 http://192.168.1.20:8000/v1。仅在后端为“远程服务器”时使用。</translation>
+    </message>
+    <message>
+        <source>Remote API key</source>
+        <translation>远程 API 密钥</translation>
+    </message>
+    <message>
+        <source>Key sent to the remote server, if it needs one. Stored in the settings file (readable only by you) and masked wherever it is shown.</source>
+        <translation>发送给远程服务器的密钥（如果需要）。保存在设置文件中（只有你能读取），显示时一律遮盖。</translation>
+    </message>
+    <message>
+        <source>Context length</source>
+        <translation>上下文长度</translation>
+    </message>
+    <message>
+        <source>Longest conversation (prompt plus answer) one chat can hold. 0: the planner picks the longest that fits in memory alongside the other settings.</source>
+        <translation>一个对话能容纳的最长内容（提示加回答）。0：由规划器在满足其他设置的前提下选择内存能容纳的最大值。</translation>
+    </message>
+    <message>
+        <source>Memory</source>
+        <translation>内存</translation>
+    </message>
+    <message>
+        <source>tokens</source>
+        <translation>词元</translation>
+    </message>
+    <message>
+        <source>Parallel chats</source>
+        <translation>并行对话</translation>
+    </message>
+    <message>
+        <source>How many answers can be generated at the same time. Each one needs its own KV cache, so more parallel chats leave room for a shorter context.</source>
+        <translation>可以同时生成多少个回答。每个回答都需要自己的 KV 缓存，因此并行对话越多，可用的上下文越短。</translation>
+    </message>
+    <message>
+        <source>Memory utilisation</source>
+        <translation>内存使用比例</translation>
+    </message>
+    <message>
+        <source>Fraction of the machine&apos;s memory (GPU memory, or the whole pool on unified-memory machines) the engine may use. 0: the planner budgets from what is actually free.</source>
+        <translation>引擎可使用的内存比例（显存；统一内存机器上则是整个内存池）。0：由规划器按实际空闲内存来分配。</translation>
+    </message>
+    <message>
+        <source>Reserve for the system</source>
+        <translation>为系统保留</translation>
+    </message>
+    <message>
+        <source>Memory always left free for the operating system and your other programs.</source>
+        <translation>始终留给操作系统和你的其他程序的内存。</translation>
+    </message>
+    <message>
+        <source>GiB</source>
+        <translation>GiB</translation>
+    </message>
+    <message>
+        <source>KV-cache type</source>
+        <translation>KV 缓存类型</translation>
+    </message>
+    <message>
+        <source>Precision of the attention cache. q8_0/fp8 halve its memory and q4_0 quarters it, at a small cost in quality. Automatic: f16 (or what the model and backend prefer).</source>
+        <translation>注意力缓存的精度。q8_0/fp8 让其内存减半，q4_0 减为四分之一，质量略有损失。自动：f16（或模型和后端偏好的类型）。</translation>
+    </message>
+    <message>
+        <source>f16</source>
+        <translation>f16</translation>
+    </message>
+    <message>
+        <source>bf16</source>
+        <translation>bf16</translation>
+    </message>
+    <message>
+        <source>q8_0</source>
+        <translation>q8_0</translation>
+    </message>
+    <message>
+        <source>q4_0</source>
+        <translation>q4_0</translation>
+    </message>
+    <message>
+        <source>fp8</source>
+        <translation>fp8</translation>
+    </message>
+    <message>
+        <source>KV block size</source>
+        <translation>KV 块大小</translation>
+    </message>
+    <message>
+        <source>Tokens per KV-cache block (vLLM paged attention). 0: the backend&apos;s default.</source>
+        <translation>每个 KV 缓存块的词元数（vLLM 分页注意力）。0：使用后端的默认值。</translation>
+    </message>
+    <message>
+        <source>16</source>
+        <translation>16</translation>
+    </message>
+    <message>
+        <source>32</source>
+        <translation>32</translation>
+    </message>
+    <message>
+        <source>64</source>
+        <translation>64</translation>
+    </message>
+    <message>
+        <source>128</source>
+        <translation>128</translation>
+    </message>
+    <message>
+        <source>256</source>
+        <translation>256</translation>
+    </message>
+    <message>
+        <source>Prefix caching</source>
+        <translation>前缀缓存</translation>
+    </message>
+    <message>
+        <source>Reuse the cache of a prompt&apos;s start that was seen before (system prompt, documents), so follow-up questions start answering sooner.</source>
+        <translation>复用之前见过的提示开头部分（系统提示词、文档）的缓存，让后续问题更快开始回答。</translation>
+    </message>
+    <message>
+        <source>Speed</source>
+        <translation>速度</translation>
+    </message>
+    <message>
+        <source>Warm up after loading</source>
+        <translation>加载后预热</translation>
+    </message>
+    <message>
+        <source>Run one short request right after loading so the first real answer does not pay for kernel compilation and graph capture.</source>
+        <translation>加载后立即运行一个简短请求，这样第一个真正的回答就不必承担内核编译和计算图捕获的开销。</translation>
+    </message>
+    <message>
+        <source>GPU layers</source>
+        <translation>GPU 层数</translation>
+    </message>
+    <message>
+        <source>llama.cpp only: how many layers to put on the GPU. -1: all that fit (automatic); 0: run on the CPU only; N: the first N layers, the rest on the CPU.</source>
+        <translation>仅限 llama.cpp：把多少层放到 GPU 上。-1：所有能放下的层（自动）；0：只在 CPU 上运行；N：前 N 层，其余在 CPU 上。</translation>
+    </message>
+    <message>
+        <source>CPU threads</source>
+        <translation>CPU 线程数</translation>
+    </message>
+    <message>
+        <source>Threads for work done on the CPU. 0: one per physical core.</source>
+        <translation>在 CPU 上工作的线程数。0：每个物理核心一个。</translation>
+    </message>
+    <message>
+        <source>Flash attention</source>
+        <translation>Flash Attention</translation>
+    </message>
+    <message>
+        <source>Use the fused attention kernel. Automatic: on where the backend supports it.</source>
+        <translation>使用融合的注意力内核。自动：后端支持时开启。</translation>
+    </message>
+    <message>
+        <source>On</source>
+        <translation>开启</translation>
+    </message>
+    <message>
+        <source>Off</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>Speculative decoding</source>
+        <translation>推测解码</translation>
+    </message>
+    <message>
+        <source>vLLM only: guess several tokens ahead and let the model check them in one step. N-gram looks the guesses up in the prompt, which pays off when answers quote your documents; Draft model uses a small model of the same family. Off: one token per step.</source>
+        <translation>仅限 vLLM：预先猜测几个词元，再由模型一步验证。N-gram 从提示中查找猜测，适合回答大量引用文档的情况；“草稿模型”使用同系列的小模型。关闭：每步生成一个词元。</translation>
+    </message>
+    <message>
+        <source>N-gram (prompt lookup)</source>
+        <translation>N-gram（提示查找）</translation>
+    </message>
+    <message>
+        <source>Draft model</source>
+        <translation>草稿模型</translation>
+    </message>
+    <message>
+        <source>Speculative tokens</source>
+        <translation>推测词元数</translation>
+    </message>
+    <message>
+        <source>vLLM only: how many tokens are guessed ahead per step when speculative decoding is on.</source>
+        <translation>仅限 vLLM：开启推测解码时，每步预先猜测多少个词元。</translation>
+    </message>
+    <message>
+        <source>vLLM only: the small Hugging Face model folder that drafts tokens when speculative decoding uses a draft model. It must share the main model&apos;s tokenizer.</source>
+        <translation>仅限 vLLM：推测解码使用草稿模型时，用来起草词元的小型 Hugging Face 模型文件夹。它必须与主模型使用相同的分词器。</translation>
+    </message>
+    <message>
+        <source>Embedding model</source>
+        <translation>嵌入模型</translation>
+    </message>
+    <message>
+        <source>Sentence-embedding model used to index documents: a name or a local folder. Changing it means the knowledge base is indexed again.</source>
+        <translation>用于索引文档的句向量模型：名称或本地文件夹。更换后知识库会重新索引。</translation>
+    </message>
+    <message>
+        <source>Chunk size</source>
+        <translation>文本块大小</translation>
+    </message>
+    <message>
+        <source>Length of the pieces documents are cut into before indexing.</source>
+        <translation>索引前把文档切成的文本块长度。</translation>
+    </message>
+    <message>
+        <source>Indexing</source>
+        <translation>索引</translation>
+    </message>
+    <message>
+        <source>Chunk overlap</source>
+        <translation>文本块重叠</translation>
+    </message>
+    <message>
+        <source>How much each piece repeats of the one before it, so a sentence cut in two is still found. Must be smaller than the chunk size.</source>
+        <translation>每个文本块与前一块重复的长度，这样被切成两半的句子仍能被找到。必须小于文本块大小。</translation>
+    </message>
+    <message>
+        <source>Passages per question</source>
+        <translation>每个问题的段落数</translation>
+    </message>
+    <message>
+        <source>How many passages from your documents are given to the model with each question.</source>
+        <translation>每个问题随附给模型的文档段落数。</translation>
+    </message>
+    <message>
+        <source>Search</source>
+        <translation>检索</translation>
+    </message>
+    <message>
+        <source>Rerank passages</source>
+        <translation>段落重排序</translation>
+    </message>
+    <message>
+        <source>Re-order the found passages with a second model before answering: better passages, slower answers.</source>
+        <translation>回答前用第二个模型重新排序找到的段落：段落更好，回答更慢。</translation>
+    </message>
+    <message>
+        <source>Reranker model</source>
+        <translation>重排序模型</translation>
+    </message>
+    <message>
+        <source>Cross-encoder used when reranking is on: a name in the local model cache or a folder. If it is not on this computer, passages are not reranked (search still works).</source>
+        <translation>开启重排序时使用的交叉编码器：本地模型缓存中的名称或文件夹。如果本机上没有，就不重排序（检索仍然可用）。</translation>
+    </message>
+    <message>
+        <source>Embedding batch</source>
+        <translation>嵌入批大小</translation>
+    </message>
+    <message>
+        <source>How many pieces are embedded at once while indexing. Larger batches keep a GPU busier; on a CPU 32-64 is best. Finished documents are saved after every batch.</source>
+        <translation>索引时一次嵌入多少个文本块。批越大，GPU 越忙；在 CPU 上 32-64 最好。每批完成后都会保存已完成的文档。</translation>
+    </message>
+    <message>
+        <source>Check folders every</source>
+        <translation>文件夹检查间隔</translation>
+    </message>
+    <message>
+        <source>How often folders you added are checked for new, changed and deleted files. 0: never (add them again to pick up changes).</source>
+        <translation>多久检查一次你添加的文件夹中新增、修改和删除的文件。0：从不（要同步更改请重新添加）。</translation>
+    </message>
+    <message>
+        <source>s</source>
+        <translation>秒</translation>
+    </message>
+    <message>
+        <source>Never</source>
+        <translation>从不</translation>
+    </message>
+    <message>
+        <source>Shared vector server</source>
+        <translation>共享向量服务器</translation>
+    </message>
+    <message>
+        <source>Address of a chromadb server (e.g. http://192.168.1.20:8000) that keeps the document vectors, for a team sharing one server. Empty: the built-in store in your data folder.</source>
+        <translation>保存文档向量的 chromadb 服务器地址（例如 http://192.168.1.20:8000），供共用一台服务器的团队使用。留空：使用数据文件夹中的内置存储。</translation>
+    </message>
+    <message>
+        <source>Storage</source>
+        <translation>存储</translation>
+    </message>
+    <message>
+        <source>Temperature</source>
+        <translation>温度</translation>
+    </message>
+    <message>
+        <source>Randomness of answers: 0 always picks the likeliest word, higher is more varied.</source>
+        <translation>回答的随机程度：0 总是选择最可能的词，越高越多样。</translation>
+    </message>
+    <message>
+        <source>Top-p</source>
+        <translation>Top-p</translation>
+    </message>
+    <message>
+        <source>Pick only among the likeliest words whose probabilities add up to this.</source>
+        <translation>只在概率累计到此值的最可能的词中挑选。</translation>
+    </message>
+    <message>
+        <source>Longest answer</source>
+        <translation>最长回答</translation>
+    </message>
+    <message>
+        <source>An answer stops after this many tokens. 0: no limit other than the context length.</source>
+        <translation>回答在达到这么多词元后停止。0：除上下文长度外没有限制。</translation>
+    </message>
+    <message>
+        <source>No limit</source>
+        <translation>无限制</translation>
+    </message>
+    <message>
+        <source>Language</source>
+        <translation>语言</translation>
+    </message>
+    <message>
+        <source>Language of the window. System: follow the operating system.</source>
+        <translation>窗口的语言。系统：跟随操作系统。</translation>
+    </message>
+    <message>
+        <source>System</source>
+        <translation>跟随系统</translation>
+    </message>
+    <message>
+        <source>English</source>
+        <translation>English</translation>
+    </message>
+    <message>
+        <source>简体中文</source>
+        <translation>简体中文</translation>
+    </message>
+    <message>
+        <source>Theme</source>
+        <translation>主题</translation>
+    </message>
+    <message>
+        <source>Light or dark window. System: follow the operating system.</source>
+        <translation>浅色或深色窗口。系统：跟随操作系统。</translation>
+    </message>
+    <message>
+        <source>Light</source>
+        <translation>浅色</translation>
+    </message>
+    <message>
+        <source>Dark</source>
+        <translation>深色</translation>
+    </message>
+    <message>
+        <source>Local API server</source>
+        <translation>本地 API 服务器</translation>
+    </message>
+    <message>
+        <source>Serve an OpenAI-compatible API on 127.0.0.1 (this computer only) while UniDesk runs.</source>
+        <translation>UniDesk 运行时在 127.0.0.1 上提供 OpenAI 兼容的 API（仅限本机）。</translation>
+    </message>
+    <message>
+        <source>API port</source>
+        <translation>API 端口</translation>
+    </message>
+    <message>
+        <source>Port of the local API server.</source>
+        <translation>本地 API 服务器的端口。</translation>
+    </message>
+</context>
+<context>
+    <name>SettingsDialog</name>
+    <message>
+        <source>Settings</source>
+        <translation>设置</translation>
+    </message>
+    <message>
+        <source>Apply</source>
+        <translation>应用</translation>
+    </message>
+    <message>
+        <source>OK</source>
+        <translation>确定</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Restore defaults</source>
+        <translation>恢复默认值</translation>
+    </message>
+    <message>
+        <source>a remote server</source>
+        <translation>远程服务器</translation>
+    </message>
+    <message>
+        <source>Automatic picks {0}: {1}</source>
+        <translation>自动选择 {0}：{1}</translation>
+    </message>
+    <message>
+        <source>Runs on {0}: {1}</source>
+        <translation>运行于 {0}：{1}</translation>
+    </message>
+    <message>
+        <source>Cannot run this model: {0}</source>
+        <translation>无法运行此模型：{0}</translation>
+    </message>
+    <message>
+        <source>Automatic picks {0} on this machine: {1}</source>
+        <translation>在本机上自动选择 {0}：{1}</translation>
+    </message>
+    <message>
+        <source>Some settings are not valid; fix the fields marked in red first.</source>
+        <translation>部分设置无效；请先修正标红的字段。</translation>
+    </message>
+</context>
+<context>
+    <name>SettingsPanel</name>
+    <message>
+        <source>Settings sections</source>
+        <translation>设置分区</translation>
+    </message>
+    <message>
+        <source>Show advanced settings</source>
+        <translation>显示高级设置</translation>
+    </message>
+</context>
+<context>
+    <name>Shortcuts</name>
+    <message>
+        <source>New chat</source>
+        <translation>新对话</translation>
+    </message>
+    <message>
+        <source>Send the message</source>
+        <translation>发送消息</translation>
+    </message>
+    <message>
+        <source>Stop the answer</source>
+        <translation>停止回答</translation>
+    </message>
+    <message>
+        <source>Search conversations</source>
+        <translation>搜索对话</translation>
+    </message>
+    <message>
+        <source>Go to the knowledge base</source>
+        <translation>转到知识库</translation>
+    </message>
+</context>
+<context>
+    <name>SpeedGauge</name>
+    <message>
+        <source>Speed gauge</source>
+        <translation>速度仪表</translation>
+    </message>
+    <message>
+        <source>Speed</source>
+        <translation>速度</translation>
+    </message>
+    <message>
+        <source>Time to first token</source>
+        <translation>首词元延迟</translation>
+    </message>
+    <message>
+        <source>Prefill</source>
+        <translation>预填充</translation>
+    </message>
+    <message>
+        <source>Decode</source>
+        <translation>解码</translation>
+    </message>
+    <message>
+        <source>Bandwidth limit</source>
+        <translation>带宽上限</translation>
+    </message>
+    <message>
+        <source>Chats</source>
+        <translation>对话</translation>
+    </message>
+    <message>
+        <source>{0} running, {1} waiting</source>
+        <translation>{0} 个运行中，{1} 个等待中</translation>
+    </message>
+    <message>
+        <source>Load a model to see its speed.</source>
+        <translation>加载模型后即可看到速度。</translation>
+    </message>
+    <message>
+        <source>KV cache: {0} of {1} cells in use.</source>
+        <translation>KV 缓存：已用 {0} / {1} 个单元。</translation>
+    </message>
+    <message>
+        <source>{0:.0f} ms</source>
+        <translation>{0:.0f} 毫秒</translation>
+    </message>
+    <message>
+        <source>{0:.2f} s</source>
+        <translation>{0:.2f} 秒</translation>
+    </message>
+    <message>
+        <source>{0} now</source>
+        <translation>当前 {0}</translation>
+    </message>
+    <message>
+        <source>{0}, last answer</source>
+        <translation>{0}（上一个回答）</translation>
+    </message>
+    <message>
+        <source>{0} ({1:.0f} % reached)</source>
+        <translation>{0}（达到 {1:.0f}%）</translation>
+    </message>
+</context>
+<context>
+    <name>SpeedHistoryPlot</name>
+    <message>
+        <source>Decode speed history</source>
+        <translation>解码速度历史</translation>
+    </message>
+    <message>
+        <source>last {0:.0f} s</source>
+        <translation>最近 {0:.0f} 秒</translation>
+    </message>
+    <message>
+        <source>No decoding in the last minute</source>
+        <translation>最近一分钟内没有解码</translation>
+    </message>
+</context>
+<context>
+    <name>Units</name>
+    <message>
+        <source>{0} s</source>
+        <translation>{0} 秒</translation>
+    </message>
+    <message>
+        <source>{0} min {1} s</source>
+        <translation>{0} 分 {1} 秒</translation>
+    </message>
+    <message>
+        <source>{0} h {1} min</source>
+        <translation>{0} 小时 {1} 分</translation>
+    </message>
+</context>
+<context>
+    <name>WatchedFoldersView</name>
+    <message>
+        <source>Watched folders</source>
+        <translation>监视的文件夹</translation>
+    </message>
+    <message>
+        <source>New, changed and deleted files in these folders are picked up by themselves.</source>
+        <translation>这些文件夹中新增、修改和删除的文件会被自动同步。</translation>
+    </message>
+    <message>
+        <source>Checking folders is off in Settings; add a folder again to pick up changes.</source>
+        <translation>设置中已关闭文件夹检查；要同步更改，请重新添加文件夹。</translation>
+    </message>
+    <message>
+        <source>Show in file manager</source>
+        <translation>在文件管理器中显示</translation>
+    </message>
+    <message>
+        <source>Stop watching</source>
+        <translation>停止监视</translation>
+    </message>
+    <message>
+        <source>Keep the documents but stop checking this folder for changes</source>
+        <translation>保留文档，但不再检查此文件夹的更改</translation>
+    </message>
+</context>
+<context>
+    <name>WelcomePage</name>
+    <message>
+        <source>UniDesk</source>
+        <translation>UniDesk</translation>
+    </message>
+    <message>
+        <source>A private assistant that runs on this computer.</source>
+        <translation>在本机上运行的私人助手。</translation>
+    </message>
+    <message>
+        <source>Load model…</source>
+        <translation>加载模型…</translation>
+    </message>
+    <message>
+        <source>Load model</source>
+        <translation>加载模型</translation>
+    </message>
+    <message>
+        <source>Settings…</source>
+        <translation>设置…</translation>
+    </message>
+    <message>
+        <source>Open settings</source>
+        <translation>打开设置</translation>
+    </message>
+    <message>
+        <source>This machine</source>
+        <translation>本机</translation>
+    </message>
+    <message>
+        <source>Looking at this machine…</source>
+        <translation>正在查看本机…</translation>
+    </message>
+</context>
+<context>
+    <name>_WindowTexts</name>
+    <message>
+        <source>&amp;Models…</source>
+        <translation>模型(&amp;M)…</translation>
+    </message>
+    <message>
+        <source>Download, add, delete and switch models</source>
+        <translation>下载、添加、删除和切换模型</translation>
+    </message>
+</context>
+</TS>

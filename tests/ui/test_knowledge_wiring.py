@@ -1,0 +1,108 @@
+"""The knowledge base and model manager installed in the real main window: dock, drops onto the chat, the first-run
+guide, the Models menu, shortcuts, and an answer that cites the dropped documents."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtCore import SIGNAL, Qt
+from PySide6.QtWidgets import QMenu, QWidget
+
+from app.context import AppContext
+from app.ui.main_window import MainWindow
+from app.ui.window_extras import KnowledgeAndModels, install_knowledge_and_models
+from tests.fixtures.documents import CHINESE_TEXT, write_pdf, write_text
+from tests.ui.chat_support import ChatWindows, chat_of, wait_until_done
+from tests.ui.knowledge_support import drop_files, wait_until_indexed
+from tests.ui.models_support import make_library
+
+pytestmark = [pytest.mark.gui, pytest.mark.integration, pytest.mark.slow]
+Shot = Callable[[QWidget, str], Path]
+
+
+@pytest.fixture
+def chat_windows(qtbot: Any, app_context: AppContext, open_window: Callable[..., MainWindow]) -> Iterator[ChatWindows]:
+    windows = ChatWindows(qtbot, app_context, open_window)
+    yield windows
+    windows.close()
+
+
+@pytest.fixture
+def installed_in(app_context: AppContext, tmp_path: Path) -> Iterator[Callable[[MainWindow], KnowledgeAndModels]]:
+    made: list[KnowledgeAndModels] = []
+
+    def install(window: MainWindow) -> KnowledgeAndModels:
+        result = install_knowledge_and_models(window, window.services, app_context.paths,
+                                              library=make_library(tmp_path / "library"))
+        made.append(result)
+        return result
+
+    yield install
+    for result in made:  # before the window closes the chat services (and the knowledge base with them)
+        result.shutdown()
+
+
+def test_dropping_onto_the_chat_indexes_and_the_answer_cites_the_documents(
+    qtbot: Any, tmp_path: Path, chat_windows: ChatWindows, installed_in: Callable[[MainWindow], KnowledgeAndModels],
+    tiny_gguf: Path, screenshot: Shot,
+) -> None:
+    window = chat_windows.open(tiny_gguf)
+    installed = installed_in(window)
+    view, _sidebar, store = chat_of(window)
+    qtbot.waitUntil(lambda: installed.dock in window.tabifiedDockWidgets(window.gauges_dock), timeout=2000)
+    assert installed.dock.toggleViewAction() in window.view_menu.actions()
+    pdf = write_pdf(tmp_path / "docs" / "heron-guide.pdf",
+                    [["The grey heron nests in tall reeds beside the river Wend."]])
+    gbk = write_text(tmp_path / "docs" / "gbk-notes.txt", CHINESE_TEXT, "gbk")
+
+    assert drop_files(view.composer.editor.viewport(), [pdf, gbk]) == (True, True)
+
+    assert view.composer.text() == ""  # the drop went to the knowledge base, not into the message
+    wait_until_indexed(qtbot, installed.panel, [pdf, gbk])
+    assert installed.dock.isVisible()
+    chat = window.services.chat
+    assert chat is not None and chat.answerer.knowledge_base is installed.access.knowledge_base
+    screenshot(window, "kb-04-window-after-drop")
+
+    assert view.send("Where does the grey heron nest beside the river Wend?")
+    conversation_id = view.conversation_id
+    assert conversation_id is not None
+    wait_until_done(qtbot, view, conversation_id)
+    answer = store.messages(conversation_id)[-1]
+    assert answer.role == "assistant"
+    cited = {Path(citation.path).name for citation in answer.citations}
+    assert "heron-guide.pdf" in cited
+    assert next(citation for citation in answer.citations if citation.path == str(pdf)).page == 1
+
+
+def test_models_menu_first_run_guide_and_shortcuts(
+    qtbot: Any, chat_windows: ChatWindows, installed_in: Callable[[MainWindow], KnowledgeAndModels]
+) -> None:
+    window = chat_windows.open()
+    installed = installed_in(window)
+    manager = installed.manager
+    qtbot.waitUntil(manager.isVisible)  # no model anywhere: the first-run guide opens by itself
+    assert manager.stack.currentWidget() is manager.first_run
+    manager.close()
+
+    assert installed.models_action.text() == "&Models…"
+    file_menus = [menu for menu in window.load_action.associatedObjects() if isinstance(menu, QMenu)]
+    assert installed.models_action in file_menus[0].actions()
+    # The Load buttons open the manager now, not a file dialog.
+    assert window.welcome.receivers(SIGNAL("load_requested()")) == 1
+    window.welcome.load_requested.emit()
+    assert manager.isVisible() and manager.stack.currentWidget() is manager.tabs
+    manager.close()
+
+    assert installed.shortcuts.skipped == {"new_chat": "newChatButton"}  # the sidebar's button keeps Ctrl+N
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow)
+    view, sidebar, _store = chat_of(window)
+    view.composer.editor.setFocus()
+    qtbot.keyClick(view.composer.editor, Qt.Key.Key_K, Qt.KeyboardModifier.ControlModifier)
+    assert installed.dock.isVisible() and installed.panel.table.hasFocus()
+    qtbot.keyClick(installed.panel.table, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
+    assert sidebar.search.hasFocus()

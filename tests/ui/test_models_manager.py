@@ -1,0 +1,137 @@
+"""The model manager over a real model library: fit badges on small and large machines, local models, first run."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtWidgets import QWidget
+
+from app.core.config import Settings
+from app.core.models.fit import FitRequest
+from app.ui.models.model_texts import badge_text
+from tests.ui.models_support import LARGE_MACHINE, SMALL_MACHINE, UsedModels, make_library, open_dialog
+
+pytestmark = pytest.mark.gui
+Shot = Callable[[QWidget, str], Path]
+TINY = ("qwen2.5-0.5b-instruct", "q4_k_m")
+MEDIUM = ("qwen2.5-7b-instruct", "q4_k_m")
+LARGE = ("qwen2.5-32b-instruct", "q4_k_m")
+HF_VARIANT = ("qwen2.5-7b-instruct", "hf-awq")
+
+
+def test_fit_badges_on_a_small_and_a_large_machine(qtbot: Any, tmp_path: Path, screenshot: Shot) -> None:
+    library = make_library(tmp_path)
+    request = FitRequest.from_settings(Settings.defaults())
+    small = open_dialog(qtbot, library, SMALL_MACHINE, UsedModels())
+    large = open_dialog(qtbot, library, LARGE_MACHINE, UsedModels())
+
+    for dialog, machine in ((small, SMALL_MACHINE), (large, LARGE_MACHINE)):
+        tree = dialog.catalog_page.tree
+        expected = library.fit_badges(machine, dataclasses.replace(request, context_length=8192))
+        assert len(expected) == sum(len(model.variants) for model in library.catalog)
+        for fit in expected:  # every row shows the planner's verdict for this machine
+            assert tree.badge_of((fit.model_id, fit.variant_id)) == badge_text(fit.badge)
+    small_tree, large_tree = small.catalog_page.tree, large.catalog_page.tree
+    assert small_tree.badge_of(TINY) == "Fits" and large_tree.badge_of(TINY) == "Fits"
+    assert small_tree.badge_of(MEDIUM) == "Too big" and large_tree.badge_of(MEDIUM) == "Fits"
+    assert small_tree.badge_of(LARGE) == "Too big" and large_tree.badge_of(LARGE) == "Fits"
+    assert small_tree.badge_of(HF_VARIANT) == "Needs vLLM"  # no vLLM on a CPU-only machine
+    assert "8.0 GiB memory (6.0 GiB free), no GPU" in small.catalog_page.machine_label.text()
+
+    small_tree.select(MEDIUM)
+    details = small.catalog_page.details.text()
+    assert "Needs " in details and "8,192 tokens × 1 chat" in details
+    assert "does not fit even with a short context" in details
+    large_tree.select(MEDIUM)
+    assert "Longest context that fits:" in large.catalog_page.details.text()
+    screenshot(small, "models-01-small-machine")
+    screenshot(large, "models-02-large-machine")
+
+    small.catalog_page.hide_misfits.setChecked(True)
+    assert small_tree.is_shown(TINY) and not small_tree.is_shown(MEDIUM) and not small_tree.is_shown(HF_VARIANT)
+
+
+def test_more_context_and_parallel_chats_change_the_badges(qtbot: Any, tmp_path: Path) -> None:
+    dialog = open_dialog(qtbot, make_library(tmp_path), SMALL_MACHINE, UsedModels())
+    tree = dialog.catalog_page.tree
+    assert tree.badge_of(TINY) == "Fits"
+
+    dialog.catalog_page.context_spin.setValue(32768)
+    dialog.catalog_page.chats_spin.setValue(8)
+
+    qtbot.waitUntil(lambda: tree.badge_of(TINY) == "Too big", timeout=5000)
+    fit = tree.fit(TINY)
+    assert fit is not None and fit.context_length == 32768 and fit.parallel_chats == 8
+
+
+def test_adding_using_and_deleting_a_local_model(
+    qtbot: Any, tmp_path: Path, tiny_gguf: Path, not_a_model_file: Path
+) -> None:
+    used = UsedModels()
+    library = make_library(tmp_path)
+    dialog = open_dialog(qtbot, library, SMALL_MACHINE, used)
+    page = dialog.local_page
+    dialog.show_local()
+    assert page.empty_label.isVisible()
+
+    dialog.ask_model_file = lambda: not_a_model_file
+    page.add_file_button.click()
+    qtbot.waitUntil(lambda: "is not a model UniDesk can load" in dialog.message.text())
+    assert page.models() == []
+
+    dialog.ask_model_file = lambda: tiny_gguf
+    page.add_file_button.click()
+    qtbot.waitUntil(lambda: len(page.models()) == 1)
+    model = page.models()[0]
+    assert model.path == str(tiny_gguf.resolve()) and not model.managed
+    assert page.selected_model() == model and not page.empty_label.isVisible()
+
+    page.use_button.click()
+    assert used.paths == [tiny_gguf.resolve()]
+    assert not dialog.isVisible()  # loading goes on in the window
+
+    dialog.open_manager()
+    dialog.show_local()
+    qtbot.waitUntil(lambda: len(page.models()) == 1)
+    page.select(model.id)
+    dialog.confirm_delete = lambda chosen: chosen.id == model.id
+    page.delete_button.click()
+    qtbot.waitUntil(lambda: page.models() == [])
+    assert tiny_gguf.exists()  # the user's own file is never deleted
+    assert library.local.models() == ()
+
+
+def test_a_refused_load_says_why(qtbot: Any, tmp_path: Path, tiny_gguf: Path) -> None:
+    library = make_library(tmp_path)
+    library.add_local(tiny_gguf)
+    dialog = open_dialog(qtbot, library, SMALL_MACHINE, UsedModels(accept=False))
+    dialog.show_local()
+    qtbot.waitUntil(lambda: len(dialog.local_page.models()) == 1)
+    dialog.local_page.select(dialog.local_page.models()[0].id)
+    dialog.local_page.use_button.click()
+    assert dialog.isVisible()
+    assert "Another model is loading" in dialog.message.text()
+
+
+def test_first_run_says_nothing_leaves_the_machine_and_offers_both_ways(
+    qtbot: Any, tmp_path: Path, tiny_gguf: Path, screenshot: Shot
+) -> None:
+    used = UsedModels()
+    dialog = open_dialog(qtbot, make_library(tmp_path), SMALL_MACHINE, used, first_run=True)
+    page = dialog.first_run
+    assert dialog.stack.currentWidget() is page
+    assert "Nothing you type, ask or add leaves this machine" in page.privacy.text()
+    assert "works offline" in page.offline.text()
+    screenshot(dialog, "models-03-first-run")
+
+    page.browse_button.click()
+    assert dialog.stack.currentWidget() is dialog.tabs and dialog.tabs.currentWidget() is dialog.catalog_page
+
+    dialog.stack.setCurrentWidget(page)
+    dialog.ask_model_file = lambda: tiny_gguf
+    page.own_file_button.click()
+    qtbot.waitUntil(lambda: used.paths == [tiny_gguf.resolve()])
