@@ -1,0 +1,166 @@
+"""Benchmark the llama.cpp engine against minimal loops and llama.cpp's own tools; one JSON document out.
+
+Usage: ``.venv/bin/python -m tests.benchmarks.bench_llamacpp_engine [--only NAME] [--quick] [--skip-peers]``
+(see tests/benchmarks/README.md for what each figure means).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from tests.benchmarks.engine_measurements import (
+    BenchPlan,
+    SharedResults,
+    log,
+    measure_overhead,
+    measure_parallel,
+    measure_prompt_reuse,
+    measure_roofline,
+    measure_warmup,
+)
+from tests.benchmarks.llamacpp_tools import bench_cache_dir, installed_llama_cpp_python_version
+from tests.benchmarks.peer_measurements import measure_batched_bench, measure_server
+
+Measurement = Callable[[BenchPlan, SharedResults], dict[str, Any]]
+MEASUREMENTS: dict[str, Measurement] = {
+    "overhead": measure_overhead,
+    "parallel": measure_parallel,
+    "prompt_reuse": measure_prompt_reuse,
+    "warmup": measure_warmup,
+    "roofline": measure_roofline,
+    "peer_server": measure_server,
+    "peer_batched_bench": measure_batched_bench,
+}
+PEER_MEASUREMENTS = ("peer_server", "peer_batched_bench")
+
+
+def benchmark_model(dtype: str) -> Path:
+    """The benchmark-size random-weight GGUF (~222 MB as q8_0), cached outside the repository."""
+    from tests.fixtures.models import BENCHMARK_SHAPE, cached_llama_gguf
+
+    return cached_llama_gguf(bench_cache_dir() / "models", BENCHMARK_SHAPE, dtype)  # type: ignore[arg-type]
+
+
+def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--only", action="append", default=[], metavar="NAME",
+        help=f"run only these measurements (repeatable or comma-separated): {', '.join(MEASUREMENTS)}; "
+        "'peers' means both peer measurements",
+    )
+    parser.add_argument("--quick", action="store_true", help="fewer repeats and shorter prompts (a smoke run)")
+    parser.add_argument("--skip-peers", action="store_true", help="skip llama-server / llama-batched-bench")
+    parser.add_argument("--repeats", type=int, default=None, help="measured rounds per figure (default 5, quick 2)")
+    parser.add_argument(
+        "--wait-idle", type=float, default=0.0, metavar="MINUTES",
+        help="first wait up to this long for the 1-minute load average to drop below 1 (a shared machine)",
+    )
+    parser.add_argument("--threads", type=int, default=os.cpu_count() or 2, help="threads for every contender")
+    parser.add_argument("--dtype", choices=("q8_0", "f16"), default="q8_0", help="weights of the generated model")
+    parser.add_argument("--model", type=Path, default=None, help="use this GGUF instead of the generated one")
+    return parser.parse_args(argv)
+
+
+def selected_measurements(arguments: argparse.Namespace) -> list[str]:
+    names: list[str] = []
+    for entry in arguments.only:
+        for name in filter(None, (part.strip() for part in entry.split(","))):
+            expanded = list(PEER_MEASUREMENTS) if name == "peers" else [name]
+            unknown = [n for n in expanded if n not in MEASUREMENTS]
+            if unknown:
+                raise SystemExit(f"unknown measurement {name!r}; choose from {', '.join(MEASUREMENTS)}, peers")
+            names.extend(n for n in expanded if n not in names)
+    chosen = names or list(MEASUREMENTS)
+    if arguments.skip_peers:
+        chosen = [name for name in chosen if name not in PEER_MEASUREMENTS]
+    return chosen
+
+
+def build_plan(arguments: argparse.Namespace) -> BenchPlan:
+    model_path = arguments.model or benchmark_model(arguments.dtype)
+    quick = arguments.quick
+    return BenchPlan(
+        model_path=model_path,
+        threads=arguments.threads,
+        repeats=arguments.repeats or (2 if quick else 5),
+        prompt_tokens=64 if quick else 128,
+        new_tokens=48 if quick else 128,
+        context_length=1024 if quick else 2048,
+        reuse_history_tokens=700 if quick else 1500,
+    )
+
+
+def machine_facts() -> dict[str, Any]:
+    load = os.getloadavg() if hasattr(os, "getloadavg") else (0.0, 0.0, 0.0)
+    return {
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+        "cpu_count": os.cpu_count(),
+        "load_average_1_5_15": [round(value, 2) for value in load],
+        "llama_cpp_python": installed_llama_cpp_python_version(),
+    }
+
+
+def wait_for_idle_machine(minutes: float, threshold: float = 1.0) -> float:
+    """Sleep until the 1-minute load average is below ``threshold`` or ``minutes`` pass; seconds waited."""
+    started = time.monotonic()
+    while minutes > 0 and hasattr(os, "getloadavg") and os.getloadavg()[0] >= threshold:
+        if time.monotonic() - started > minutes * 60:
+            log(f"the machine is still busy (load {os.getloadavg()[0]:.2f}); measuring anyway")
+            break
+        time.sleep(10)
+    return time.monotonic() - started
+
+
+def main(argv: list[str] | None = None) -> int:
+    arguments = parse_arguments(argv)
+    names = selected_measurements(arguments)
+    waited_s = wait_for_idle_machine(arguments.wait_idle)
+    import llama_cpp._logger as llama_logger
+
+    llama_logger.set_verbose(False)
+    plan = build_plan(arguments)
+    report: dict[str, Any] = {
+        "benchmark": "llamacpp_engine",
+        "command": " ".join([Path(sys.executable).name, "-m", "tests.benchmarks.bench_llamacpp_engine", *sys.argv[1:]]),
+        "started_at": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        "machine_before": machine_facts(),
+        "waited_for_idle_s": round(waited_s),
+        "model": {"path": str(plan.model_path), "size_bytes": plan.model_path.stat().st_size},
+        "plan": {key: (str(value) if isinstance(value, Path) else value) for key, value in plan.__dict__.items()},
+        "results": {},
+    }
+    shared = SharedResults()
+    failures = 0
+    for name in names:
+        log(f"--- {name}")
+        started = time.perf_counter()
+        try:
+            result = MEASUREMENTS[name](plan, shared)
+        except Exception as error:  # one failing measurement must not hide the others' figures
+            failures += 1
+            result = {"error": f"{type(error).__name__}: {error}"}
+            log(f"{name} failed: {result['error']}")
+        result["seconds"] = round(time.perf_counter() - started, 1)
+        result["load_average_after"] = [round(value, 2) for value in os.getloadavg()]
+        report["results"][name] = result
+    report["machine_after"] = machine_facts()
+    report["summary"] = {
+        name: {key: result.get(key) for key in ("ratio", "target", "passed", "error") if key in result}
+        for name, result in report["results"].items()
+    }
+    print(json.dumps(report, indent=2))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
