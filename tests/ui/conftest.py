@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -30,6 +30,9 @@ from app.ui.state.gui_services import GuiServices
 from app.ui.state.live_settings import LiveSettings
 from app.ui.state.machine_facts import MachineFacts
 from app.ui.theme import apply_theme
+
+if TYPE_CHECKING:
+    from tests.ui.chat_support import ChatWindows
 
 protect_none_from_pyside()  # PySide6 6.12.0 on Python 3.11 would abort the run after a few thousand Qt calls
 
@@ -123,6 +126,16 @@ def open_window(qtbot: Any) -> Iterator[Callable[..., MainWindow]]:
     for window in windows:
         window.close()
         window.services.engine_manager.unload()
+
+
+@pytest.fixture
+def chat_windows(qtbot: Any, app_context: AppContext, open_window: Callable[..., MainWindow]) -> Iterator[ChatWindows]:
+    """Real windows with the chat half, closed (answers stopped, stores closed) after the test."""
+    from tests.ui.chat_support import ChatWindows  # it imports this module's helpers
+
+    windows = ChatWindows(qtbot, app_context, open_window)
+    yield windows
+    windows.close()
 
 
 @pytest.fixture

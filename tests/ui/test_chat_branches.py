@@ -3,7 +3,7 @@ view flips between the alternatives."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -11,20 +11,11 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QWidget
 
-from app.context import AppContext
-from app.ui.main_window import MainWindow
 from tests.ui.chat_support import ChatWindows, chat_of, greedy, wait_until_done
 
 pytestmark = pytest.mark.gui
 
 Shot = Callable[[QWidget, str], Path]
-
-
-@pytest.fixture
-def chat_windows(qtbot: Any, app_context: AppContext, open_window: Callable[..., MainWindow]) -> Iterator[ChatWindows]:
-    windows = ChatWindows(qtbot, app_context, open_window)
-    yield windows
-    windows.close()
 
 
 def test_regenerate_and_edit_create_branches_and_the_view_flips_between_them(

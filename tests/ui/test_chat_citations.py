@@ -3,7 +3,7 @@ file at its page (PDF: #page=N) or show the passage, copy buttons, and links."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -12,10 +12,8 @@ from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication, QWidget
 
-from app.context import AppContext
 from app.core.chat.models import Citation
 from app.ui.chat.markdown_view import is_dark
-from app.ui.main_window import MainWindow
 from app.ui.theme import apply_theme
 from tests.ui.chat_support import ChatWindows, chat_of
 
@@ -32,13 +30,6 @@ def cable_length_km(segments):
 ```
 
 See [the project page](https://example.org/cable) for more."""
-
-
-@pytest.fixture
-def chat_windows(qtbot: Any, app_context: AppContext, open_window: Callable[..., MainWindow]) -> Iterator[ChatWindows]:
-    windows = ChatWindows(qtbot, app_context, open_window)
-    yield windows
-    windows.close()
 
 
 @pytest.fixture

@@ -3,7 +3,7 @@ meter filling in from the draft, and a question too long for the context shown i
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +11,6 @@ import pytest
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QFileDialog, QWidget
 
-from app.context import AppContext
 from app.main import build_context
 from app.ui.main_window import MainWindow
 from tests.ui.chat_support import LOAD_TIMEOUT_MS, ChatWindows, chat_of, greedy, wait_until_done
@@ -19,13 +18,6 @@ from tests.ui.chat_support import LOAD_TIMEOUT_MS, ChatWindows, chat_of, greedy,
 pytestmark = pytest.mark.gui
 
 Shot = Callable[[QWidget, str], Path]
-
-
-@pytest.fixture
-def chat_windows(qtbot: Any, app_context: AppContext, open_window: Callable[..., MainWindow]) -> Iterator[ChatWindows]:
-    windows = ChatWindows(qtbot, app_context, open_window)
-    yield windows
-    windows.close()
 
 
 def test_without_a_model_the_input_says_so_and_load_model_loads_one(

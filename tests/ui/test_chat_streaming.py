@@ -3,7 +3,7 @@ Stop keeps the partial text; two conversations generate at once and switching ne
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -11,8 +11,6 @@ import pytest
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QWidget
 
-from app.context import AppContext
-from app.ui.main_window import MainWindow
 from tests.fixtures.models import GgufFactory
 from tests.ui.chat_support import (
     STREAMING_CONTEXT,
@@ -28,13 +26,6 @@ from tests.ui.chat_support import (
 pytestmark = pytest.mark.gui
 
 Shot = Callable[[QWidget, str], Path]
-
-
-@pytest.fixture
-def chat_windows(qtbot: Any, app_context: AppContext, open_window: Callable[..., MainWindow]) -> Iterator[ChatWindows]:
-    windows = ChatWindows(qtbot, app_context, open_window)
-    yield windows
-    windows.close()
 
 
 def test_a_sent_message_streams_into_the_view_and_the_store(

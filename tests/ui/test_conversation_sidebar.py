@@ -3,7 +3,7 @@ with confirmation (also while answering), full-text search with Chinese, and the
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +11,6 @@ import pytest
 from PySide6.QtWidgets import QWidget
 
 from app.context import AppContext
-from app.ui.main_window import MainWindow
 from tests.fixtures.models import GgufFactory
 from tests.ui.chat_support import (
     STREAMING_CONTEXT,
@@ -27,13 +26,6 @@ from tests.ui.chat_support import (
 pytestmark = pytest.mark.gui
 
 Shot = Callable[[QWidget, str], Path]
-
-
-@pytest.fixture
-def chat_windows(qtbot: Any, app_context: AppContext, open_window: Callable[..., MainWindow]) -> Iterator[ChatWindows]:
-    windows = ChatWindows(qtbot, app_context, open_window)
-    yield windows
-    windows.close()
 
 
 def test_new_rename_pin_and_delete(qtbot: Any, chat_windows: ChatWindows, screenshot: Shot) -> None:

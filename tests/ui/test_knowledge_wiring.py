@@ -24,13 +24,6 @@ Shot = Callable[[QWidget, str], Path]
 
 
 @pytest.fixture
-def chat_windows(qtbot: Any, app_context: AppContext, open_window: Callable[..., MainWindow]) -> Iterator[ChatWindows]:
-    windows = ChatWindows(qtbot, app_context, open_window)
-    yield windows
-    windows.close()
-
-
-@pytest.fixture
 def installed_in(app_context: AppContext, tmp_path: Path) -> Iterator[Callable[[MainWindow], KnowledgeAndModels]]:
     made: list[KnowledgeAndModels] = []
 
