@@ -7,7 +7,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShowEvent
 from PySide6.QtWidgets import (
     QApplication,
@@ -31,6 +31,7 @@ from app.ui.chat.chat_view import ChatView
 from app.ui.chat.running_answers import FinishedAnswer
 from app.ui.conversations.conversation_sidebar import ConversationSidebar
 from app.ui.conversations.selection_memory import SelectionMemory
+from app.ui.first_paint import AfterFirstPaint
 from app.ui.gauges.gauge_sampler import GaugeSampler
 from app.ui.gauges.gauges_panel import GaugesPanel
 from app.ui.model_loader import ModelLoader
@@ -60,6 +61,7 @@ class MainWindow(QMainWindow):
         self._bridge = Bridge(self)
         self._shut_down = False
         self.first_shown_at: float | None = None
+        self._after_first_paint = AfterFirstPaint(self)
         self.hardware_report: HardwareReport | None = None
         # Called with the new settings after Apply (e.g. the UI language switch of the knowledge panel).
         self.settings_applied_hooks: list[Callable[[Settings], None]] = []
@@ -213,7 +215,12 @@ class MainWindow(QMainWindow):
         super().showEvent(event)
         if self.first_shown_at is None:
             self.first_shown_at = time.monotonic()
-            QTimer.singleShot(0, self._start_background_work)
+            self._after_first_paint.add(self._start_background_work)
+            self._after_first_paint.window_shown()
+
+    def after_first_paint(self, callback: Callable[[], object]) -> None:
+        """Run ``callback`` once the window has painted its first frame (start-up work waits for this)."""
+        self._after_first_paint.add(callback)
 
     def _start_background_work(self) -> None:
         """After the window is on screen: probe the machine, then (re)load the chosen model."""

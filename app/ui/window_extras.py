@@ -8,7 +8,7 @@ import warnings
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, QObject, QTimer
+from PySide6.QtCore import QEvent, QObject
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QApplication, QMenu
 
@@ -167,9 +167,9 @@ def install_knowledge_and_models(
     _WindowTexts(window, models_action, shortcuts)
     result = KnowledgeAndModels(access, panel, dock, library, manager, language, shortcuts, models_action)
     app.aboutToQuit.connect(result.shutdown)
-    QTimer.singleShot(0, panel.start)
+    window.after_first_paint(panel.start)
     if not settings.str_value("model.path").strip() and not library.local.models():
-        QTimer.singleShot(0, lambda: manager.open_manager(first_run=True))
+        window.after_first_paint(lambda: manager.open_manager(first_run=True))
     return result
 
 
