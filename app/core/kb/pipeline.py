@@ -14,7 +14,7 @@ import queue
 import sqlite3
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from app.core.kb.catalog import IndexedFacts, mark_failed, mark_indexed, mark_indexing, record_unchanged
 from app.core.kb.chunk_store import insert_chunks
@@ -29,18 +29,13 @@ from app.core.kb.vector_store import VectorKey, VectorStore
 log = logging.getLogger(__name__)
 
 _END = object()
+SORT_POOL_BATCHES = 8  # chunks are pooled over this many batches and sorted by length before embedding
 
 
 @dataclass
 class _OpenDocument:
     prepared: PreparedDocument
     remaining: int
-
-
-@dataclass
-class _Batch:
-    documents: list[_OpenDocument] = field(default_factory=list)
-    chunks: list[tuple[_OpenDocument, int]] = field(default_factory=list)  # (document, chunk index)
 
 
 class IndexWriter:
@@ -64,7 +59,7 @@ class IndexWriter:
         self._pending: list[tuple[_OpenDocument, int]] = []
 
     def handle(self, outcome: Outcome, cancel: threading.Event) -> None:
-        """Take one outcome; embeds full batches as they fill (stops between batches on cancel)."""
+        """Take one outcome; embeds the pool once it holds enough chunks (stops between batches on cancel)."""
         if isinstance(outcome, FailedDocument):
             self._fail(outcome.item, outcome.kind, outcome.message)
         elif isinstance(outcome, UnchangedDocument):
@@ -76,12 +71,21 @@ class IndexWriter:
                 mark_indexing(self._connection, outcome.item.document_id)
             document = _OpenDocument(outcome, len(outcome.chunks))
             self._pending.extend((document, index) for index in range(len(outcome.chunks)))
-            while len(self._pending) >= self._batch_chunks and not cancel.is_set():
-                self._embed(self._pending[: self._batch_chunks])
-                del self._pending[: self._batch_chunks]
+            if len(self._pending) >= self._batch_chunks * SORT_POOL_BATCHES:
+                self._embed_pending(cancel)
 
     def flush(self, cancel: threading.Event) -> None:
         """Embed and commit what is still pending (unless cancelled)."""
+        self._embed_pending(cancel)
+
+    def _embed_pending(self, cancel: threading.Event) -> None:
+        """Embed the pool in batches of similar length, longest first, so batches carry little padding.
+
+        A batch is padded to its longest chunk; cut in document order, one long chunk among short
+        ones (a document's last chunk, a short file) wastes most of a batch. Stops between batches on
+        cancel; chunks not embedded stay pending (their documents are not committed and resume later).
+        """
+        self._pending.sort(key=lambda entry: entry[0].prepared.chunks[entry[1]].token_count, reverse=True)
         while self._pending and not cancel.is_set():
             self._embed(self._pending[: self._batch_chunks])
             del self._pending[: self._batch_chunks]

@@ -275,3 +275,28 @@ def test_parse_and_chunk_fakes_agree_with_offsets(docs: Path) -> None:
     document = paragraph_parse(docs / "bees.txt")
     for chunk in paragraph_chunk(document, len, 100, 0):
         assert document.pages[0].text[chunk.char_start : chunk.char_end] == chunk.text
+
+
+def test_chunks_are_embedded_in_batches_of_similar_length(kb: KnowledgeBase, docs: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """Chunks from several documents are pooled and sorted by length, so a batch pads to little."""
+    for index in range(12):
+        long_paragraph = " ".join(f"word{index}x{n}" for n in range(40))
+        (docs / f"mixed{index}.txt").write_text(f"Short {index}.\n\n{long_paragraph}\n\nTiny.")
+    embedder = kb.embedders.get(kb.settings.str_value("kb.embedding_model"))
+    batches: list[list[int]] = []
+    real_embed = embedder.embed_documents
+
+    def recording_embed(texts: list[str]) -> object:
+        batches.append([embedder.count_tokens(text) for text in texts])
+        return real_embed(texts)
+
+    monkeypatch.setattr(embedder, "embed_documents", recording_embed)
+    summary = run(kb, docs)
+    assert summary.files_indexed == 15 and set(statuses(kb).values()) == {"indexed"}
+    lengths = [length for batch in batches for length in batch]
+    assert len(lengths) == 6 + 12 * 3
+    assert lengths[:4 * 8] == sorted(lengths[:4 * 8], reverse=True)  # the first pool, longest first
+    long_batches = [batch for batch in batches if max(batch) >= 40]
+    assert all(min(batch) >= 40 for batch in long_batches[:2]), "long chunks share batches with long chunks"
+    consistent(kb)
