@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
+from app.core.kb.document_filter import id_list_json
 from app.core.kb.documents import Chunk
 from app.core.kb.segmenter import index_terms
 
@@ -104,13 +105,25 @@ def document_chunk_texts(connection: sqlite3.Connection, document_id: int) -> li
     return [(int(row["ordinal"]), str(row["text"])) for row in rows]
 
 
-def keyword_search(connection: sqlite3.Connection, match: str, limit: int) -> list[tuple[int, float]]:
-    """(chunk id, BM25 score, higher is better) of the best keyword matches among indexed documents."""
-    if not match:
+def keyword_search(
+    connection: sqlite3.Connection, match: str, limit: int, document_ids: Collection[int] | None = None
+) -> list[tuple[int, float]]:
+    """(chunk id, BM25 score, higher is better) of the best keyword matches among indexed documents;
+    only chunks of ``document_ids`` when given (the best ``limit`` of those, not a filtered top ``limit``)."""
+    if not match or (document_ids is not None and not document_ids):
         return []
-    rows = connection.execute(
-        "SELECT t.rowid AS chunk_id, -bm25(chunk_terms) AS score FROM chunk_terms t "
-        "WHERE chunk_terms MATCH ? ORDER BY bm25(chunk_terms) LIMIT ?",
-        (match, limit),
-    ).fetchall()
+    if document_ids is None:
+        rows = connection.execute(
+            "SELECT t.rowid AS chunk_id, -bm25(chunk_terms) AS score FROM chunk_terms t "
+            "WHERE chunk_terms MATCH ? ORDER BY bm25(chunk_terms) LIMIT ?",
+            (match, limit),
+        ).fetchall()
+    else:
+        rows = connection.execute(
+            "SELECT t.rowid AS chunk_id, -bm25(chunk_terms) AS score FROM chunk_terms t "
+            "JOIN chunks c ON c.id = t.rowid "
+            "WHERE chunk_terms MATCH ? AND c.document_id IN (SELECT value FROM json_each(?)) "
+            "ORDER BY bm25(chunk_terms) LIMIT ?",
+            (match, id_list_json(document_ids), limit),
+        ).fetchall()
     return [(int(row["chunk_id"]), float(row["score"])) for row in rows]

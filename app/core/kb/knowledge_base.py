@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sqlite3
 import threading
@@ -15,6 +16,7 @@ from app.core.config.paths import AppPaths
 from app.core.kb.catalog import DocumentRecord, delete_document, get_document, list_documents
 from app.core.kb.cleanup import clean_orphan_vectors
 from app.core.kb.database import DATABASE_FILE_NAME, open_database, transaction
+from app.core.kb.document_filter import DocumentFilter
 from app.core.kb.embedder import Embedder, resolve_embedding_model
 from app.core.kb.errors import EmbeddingModelError, KnowledgeBaseError
 from app.core.kb.indexer import Indexer, IndexingOptions
@@ -149,13 +151,22 @@ class KnowledgeBase:
                        options or IndexingOptions.from_settings(self.settings), **overrides)
 
     def search(
-        self, query: str, k: int | None = None, *, rerank: bool | None = None, options: SearchOptions | None = None
+        self,
+        query: str,
+        k: int | None = None,
+        *,
+        rerank: bool | None = None,
+        options: SearchOptions | None = None,
+        documents: DocumentFilter | None = None,
     ) -> SearchResult:
-        """Hybrid search over indexed documents (vectors of the active model's space, and keywords)."""
+        """Hybrid search over indexed documents (vectors of the active model's space, and keywords);
+        ``documents`` limits it to some documents (it overrides the one in ``options``)."""
         chosen = options or SearchOptions(
             k=k if k is not None else self.settings.int_value("kb.top_k"),
             rerank=self.settings.bool_value("kb.reranker") if rerank is None else rerank,
         )
+        if documents is not None:
+            chosen = dataclasses.replace(chosen, documents=documents)
         if chosen.k <= 0:
             raise KnowledgeBaseError(f"The number of passages must be at least 1, not {chosen.k}.")
         with self._lock:

@@ -7,6 +7,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from app.core.kb.chunk_store import StoredChunk, chunks_by_ids, chunks_by_position, keyword_search
+from app.core.kb.document_filter import DocumentFilter, filtered_document_ids
 from app.core.kb.embedder import Embedder
 from app.core.kb.fusion import Span, cap_per_document, drop_overlapping, reciprocal_rank_fusion
 from app.core.kb.reranker import Reranker
@@ -16,6 +17,7 @@ from app.core.kb.vector_store import VectorStore
 VECTOR = "vector"
 KEYWORD = "keyword"
 RERANK_POOL = 20
+NO_DOCUMENTS_IN_FILTER = "none of the documents the search is limited to is in the knowledge base"
 
 
 @dataclass(frozen=True)
@@ -55,12 +57,15 @@ class SearchResult:
 
 @dataclass(frozen=True)
 class SearchOptions:
+    """How to search; ``documents`` limits the search to some documents (None: every document)."""
+
     k: int = 5
     candidates: int = 50
     max_per_document: int = 3
     use_vectors: bool = True
     use_keywords: bool = True
     rerank: bool = False
+    documents: DocumentFilter | None = None
 
 
 @dataclass(frozen=True)
@@ -110,15 +115,18 @@ class HybridSearcher:
         weights = {VECTOR: 1.0, KEYWORD: 1.0}
         if not query:
             return SearchResult(query, (), ())
+        allowed = None if options.documents is None else filtered_document_ids(self._connection, options.documents)
+        if allowed is not None and not allowed:
+            return SearchResult(query, (), (), (NO_DOCUMENTS_IN_FILTER,))
         if options.use_vectors:
             if self._embedder is None or self._collection is None:
                 notes.append(f"vector search is unavailable: {self._vector_unavailable_reason}")
             else:
                 weights[VECTOR] = vector_weight(self._embedder.unknown_token_fraction(query))
                 if weights[VECTOR] > 0 or not options.use_keywords:
-                    rankings[VECTOR] = self._vector_ranking(query, options.candidates, similarities)
+                    rankings[VECTOR] = self._vector_ranking(query, options.candidates, similarities, allowed)
         if options.use_keywords:
-            rankings[KEYWORD] = self._keyword_ranking(query, options.candidates, keyword_scores)
+            rankings[KEYWORD] = self._keyword_ranking(query, options.candidates, keyword_scores, allowed)
         fused = reciprocal_rank_fusion(rankings, weights)
         chunks = chunks_by_ids(self._connection, [item.chunk_id for item in fused])
         candidates = [
@@ -145,11 +153,13 @@ class HybridSearcher:
         )
         return SearchResult(query, tuple(_hit(candidate) for candidate in chosen), tuple(ran), tuple(notes))
 
-    def _vector_ranking(self, query: str, limit: int, similarities: dict[int, float]) -> list[int]:
+    def _vector_ranking(
+        self, query: str, limit: int, similarities: dict[int, float], allowed: frozenset[int] | None
+    ) -> list[int]:
         assert self._embedder is not None and self._collection is not None
         vector = self._embedder.embed_query(query)
         # Ask for extra: vectors of unfinished or replaced documents are filtered out below.
-        matches = self._vector_store.query(self._collection, vector, limit * 2)
+        matches = self._vector_store.query(self._collection, vector, limit * 2, allowed)
         positions = chunks_by_position(
             self._connection, [(match.key.document_id, match.key.ordinal) for match in matches]
         )
@@ -165,8 +175,10 @@ class HybridSearcher:
                 break
         return ranking
 
-    def _keyword_ranking(self, query: str, limit: int, scores: dict[int, float]) -> list[int]:
-        found = keyword_search(self._connection, match_expression(query_terms(query)), limit)
+    def _keyword_ranking(
+        self, query: str, limit: int, scores: dict[int, float], allowed: frozenset[int] | None
+    ) -> list[int]:
+        found = keyword_search(self._connection, match_expression(query_terms(query)), limit, allowed)
         scores.update(found)
         return [chunk_id for chunk_id, _ in found]
 

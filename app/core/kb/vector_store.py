@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -17,6 +17,8 @@ if TYPE_CHECKING:
 
 HASH_PREFIX_LENGTH = 16
 _UPSERT_BATCH = 4096
+_FILTER_BATCH = 5000
+"""Document ids per filtered query (chromadb's SQLite allows about 32,000 variables)."""
 
 
 @dataclass(frozen=True)
@@ -48,6 +50,16 @@ class VectorKey:
 class VectorMatch:
     key: VectorKey
     similarity: float
+
+
+def _matches(result: Any) -> list[VectorMatch]:
+    """chromadb's answer to a one-vector query as matches (ids that are not vector keys are skipped)."""
+    matches = []
+    for vector_id, distance in zip(result["ids"][0], result["distances"][0], strict=True):
+        key = VectorKey.parse(vector_id)
+        if key is not None:
+            matches.append(VectorMatch(key, 1.0 - float(distance)))
+    return matches
 
 
 def _chroma_settings() -> Any:
@@ -138,18 +150,27 @@ class VectorStore:
                 ],
             )
 
-    def query(self, collection: str, vector: NDArray[np.float32], limit: int) -> list[VectorMatch]:
-        """The ``limit`` nearest vectors, best first, with cosine similarity (1 = same direction)."""
+    def query(
+        self, collection: str, vector: NDArray[np.float32], limit: int, document_ids: Collection[int] | None = None
+    ) -> list[VectorMatch]:
+        """The ``limit`` nearest vectors, best first, with cosine similarity (1 = same direction); only
+        vectors of ``document_ids`` when given (chromadb filters before it ranks, so the answer is exact)."""
         target = self._collection(collection)
-        if limit <= 0 or target.count() == 0:
+        if limit <= 0 or (document_ids is not None and not document_ids) or target.count() == 0:
             return []
-        result = target.query(query_embeddings=[vector], n_results=limit, include=["distances"])
-        matches = []
-        for vector_id, distance in zip(result["ids"][0], result["distances"][0], strict=True):
-            key = VectorKey.parse(vector_id)
-            if key is not None:
-                matches.append(VectorMatch(key, 1.0 - float(distance)))
-        return matches
+        if document_ids is None:
+            return _matches(target.query(query_embeddings=[vector], n_results=limit, include=["distances"]))
+        wanted = sorted({int(value) for value in document_ids})
+        matches: list[VectorMatch] = []
+        # chromadb turns "$in" into one SQL variable per id: ask in parts, then keep the best overall.
+        for start in range(0, len(wanted), _FILTER_BATCH):
+            part = wanted[start : start + _FILTER_BATCH]
+            matches += _matches(target.query(
+                query_embeddings=[vector], n_results=limit, where={"document_id": {"$in": part}},
+                include=["distances"],
+            ))
+        matches.sort(key=lambda match: -match.similarity)
+        return matches[:limit]
 
     def delete_documents(self, collection: str, document_ids: Sequence[int]) -> None:
         """Delete every vector of these documents."""

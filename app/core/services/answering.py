@@ -19,14 +19,13 @@ from app.core.config import Settings
 from app.core.engines.base import NoModelLoadedError
 from app.core.engines.manager import EngineManager
 from app.core.engines.requests import ChatMessage, ChatRequest, SamplingParams
+from app.core.kb.document_filter import DocumentFilter
 
 if TYPE_CHECKING:
     from app.core.kb.knowledge_base import KnowledgeBase
     from app.core.kb.retrieval import SearchHit
 
 FALLBACK_CONTEXT_LENGTH = 4096  # when a remote server does not say how long its context is
-SCOPED_SEARCH_FACTOR = 4  # a conversation limited to some documents searches wider, then filters
-MAX_SEARCH_K = 50
 
 
 @dataclass(frozen=True)
@@ -49,8 +48,14 @@ class PreparedAnswer:
     settings_used: dict[str, Any]
 
 
+def document_filter(scope: KnowledgeScope) -> DocumentFilter | None:
+    """The knowledge-base search filter for a conversation's scope (None: every document)."""
+    return None if scope.everything else DocumentFilter(scope.document_ids, scope.folders)
+
+
 def passages_from_hits(hits: Sequence[SearchHit], scope: KnowledgeScope, limit: int) -> tuple[Passage, ...]:
-    """The best ``limit`` hits the scope allows, as chat passages (rank order kept)."""
+    """The best ``limit`` hits the scope allows, as chat passages (rank order kept; the search itself is
+    already limited to the scope, so this only guards against a document moved in the meantime)."""
     allowed = [hit for hit in hits if scope.allows(hit.document_id, hit.path)]
     return tuple(
         Passage(text=hit.text, path=hit.path, page=hit.page, heading=hit.heading, document_id=hit.document_id)
@@ -104,13 +109,12 @@ class Answerer:
 
     # ---- steps -----------------------------------------------------------------------------
     def retrieve(self, question: str, scope: KnowledgeScope, top_k: int | None = None) -> Retrieval:
-        """Search the knowledge base for ``question``, keeping only documents the scope allows."""
+        """Search the knowledge base for ``question`` among the documents the scope allows."""
         started = time.perf_counter()
         if self.knowledge_base is None:
             return Retrieval((), 0.0, ("The knowledge base is not available.",))
         wanted = top_k if top_k is not None else self._settings().int_value("kb.top_k")
-        fetch = wanted if scope.everything else min(MAX_SEARCH_K, wanted * SCOPED_SEARCH_FACTOR)
-        result = self.knowledge_base.search(question, k=max(fetch, wanted))
+        result = self.knowledge_base.search(question, k=wanted, documents=document_filter(scope))
         passages = passages_from_hits(result.hits, scope, wanted)
         notes = list(result.notes)
         if not passages:
