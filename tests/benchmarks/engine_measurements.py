@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections import defaultdict
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -25,6 +26,7 @@ from tests.benchmarks.bench_support import (
     sum_of_request_rates,
     verdict,
 )
+from tests.benchmarks.decode_clock import decode_clock
 from tests.benchmarks.reference_loops import ContextSettings, ReferenceContext, ReferenceModel
 
 ENGINE_DEFAULT_BATCH = 512  # app/core/engines/backends/llamacpp_native.py: DEFAULT_BATCH_TOKENS
@@ -144,15 +146,23 @@ def _run_contender(
     chats: list[tuple[ChatMessage, ...]],
     prompts: list[list[int]],
 ) -> dict[str, float]:
-    """One contender's decode tokens/s for these chats: ``frame``/``token`` (the engine) or ``reference``."""
+    """One contender's decode tokens/s for these chats: ``frame``/``token`` (the engine) or ``reference``;
+    for ``frame`` and ``reference`` also milliseconds per ``llama_decode`` spent inside it and around it."""
     if contender == "reference":
-        return {"reference": reference.run(prompts, plan.new_tokens).decode_tokens_per_s}
-    observed = engine_chats(engine, chats, plan.new_tokens, "frame" if contender == "frame" else "token")
+        with decode_clock() as tally:
+            rate = reference.run(prompts, plan.new_tokens).decode_tokens_per_s
+        return {"reference": rate, "reference_inside_decode_ms": tally.inside_ms_per_call,
+                "reference_outside_decode_ms": tally.outside_ms_per_call}
     if contender == "frame":
+        with decode_clock() as tally:
+            observed = engine_chats(engine, chats, plan.new_tokens, "frame")
         return {
             "engine": aggregate_decode_tokens_per_s(observed),
             "engine_including_staggered_prefill": aggregate_including_staggered_prefill(observed),
+            "engine_inside_decode_ms": tally.inside_ms_per_call,
+            "engine_outside_decode_ms": tally.outside_ms_per_call,
         }
+    observed = engine_chats(engine, chats, plan.new_tokens, "token")
     return {
         "engine_token_consumer": aggregate_decode_tokens_per_s(observed),
         "engine_token_consumer_own_metric": sum_of_request_rates(observed),
@@ -167,10 +177,7 @@ def decode_rounds(
     Returns every contender's tokens/s per round (plus the engine's own metric) and the prompt length.
     """
     maker = prompt_maker(engine)
-    figures: dict[str, list[float]] = {
-        "engine": [], "engine_including_staggered_prefill": [], "engine_token_consumer": [],
-        "engine_token_consumer_own_metric": [], "reference": [],
-    }
+    figures: dict[str, list[float]] = defaultdict(list)
     prompt_length = 0
     for round_index in range(plan.repeats + 1):
         chats = [maker.user_chat(seed + 10 * round_index + s, plan.prompt_tokens) for s in range(sequences)]
@@ -188,6 +195,14 @@ def decode_rounds(
         log(f"{name} round {round_index}: engine {measured['engine']:.1f} tok/s (token consumer "
             f"{measured['engine_token_consumer']:.1f}), reference {measured['reference']:.1f}")
     return figures, prompt_length
+
+
+def decode_split(figures: dict[str, list[float]]) -> dict[str, Any]:
+    """Milliseconds per decode step inside ``llama_decode`` and around it, engine and reference loop."""
+    return {
+        f"{who}_{where}_decode_ms_per_step": figure(figures[f"{who}_{where}_decode_ms"], 3)
+        for who in ("engine", "reference") for where in ("inside", "outside")
+    }
 
 
 def _ratios(numerators: list[float], denominators: list[float]) -> list[float]:
@@ -210,6 +225,7 @@ def measure_overhead(plan: BenchPlan, shared: SharedResults) -> dict[str, Any]:
         "engine_decode_tok_s": figure(figures["engine"], 2),
         "reference_decode_tok_s": figure(figures["reference"], 2),
         "token_consumer_ratio": figure(token_ratios),
+        **decode_split(figures),
         "engine_token_consumer_decode_tok_s": figure(figures["engine_token_consumer"], 2),
         "engine_token_consumer_decode_tok_s_own_metric": figure(figures["engine_token_consumer_own_metric"], 2),
         "prompt_tokens": prompt_length,
@@ -242,6 +258,7 @@ def measure_parallel(plan: BenchPlan, shared: SharedResults, sequences: int = 4)
         "engine_token_consumer_sum_of_request_rates_own_metric": figure(
             figures["engine_token_consumer_own_metric"], 2
         ),
+        **decode_split(figures),
         "engine_single_chat_same_engine_tok_s": figure(singles["engine"], 2),
         f"engine_{sequences}_chats_vs_1_chat": round(median(figures["engine"]) / median(singles["engine"]), 3),
         f"reference_{sequences}_sequences_vs_1": round(median(figures["reference"]) / median(singles["reference"]), 3),
