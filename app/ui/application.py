@@ -18,9 +18,10 @@ def run_gui(context: AppContext, services: GuiServices) -> int:
     except ImportError as error:
         print(f"unidesk: error: the window needs PySide6, which failed to load: {error}", file=sys.stderr)
         return 1
+    from app.ui.icons import app_icon
     from app.ui.main_window import MainWindow
     from app.ui.pyside_workarounds import protect_none_from_pyside
-    from app.ui.theme import apply_theme
+    from app.ui.theme import ThemeController
     from app.ui.window_extras import install_knowledge_and_models, install_language
 
     protect_none_from_pyside()
@@ -29,7 +30,10 @@ def run_gui(context: AppContext, services: GuiServices) -> int:
     assert isinstance(app, QApplication)
     app.setApplicationName("UniDesk")
     app.setOrganizationName("UniDesk")
-    apply_theme(app, context.settings.str_value("ui.theme"))
+    app.setWindowIcon(app_icon())
+    # The look lives in one object owned by the app: it follows the system's light/dark switch while
+    # "system" is chosen; the window's Apply re-themes through it (apply_theme finds the same controller).
+    ThemeController.of(app).set_theme(context.settings.str_value("ui.theme"))
     language = install_language(app, context.settings)  # before any widget, so all start translated
     window = MainWindow(context, services)
     extras = install_knowledge_and_models(window, services, context.paths, language=language)

@@ -1,16 +1,19 @@
 """The window's language: Qt translators for the ui.language setting (system, en, zh_CN), switchable while running.
 
 Installing or removing a translator makes Qt post ``QEvent.LanguageChange`` to every widget (they
-get it on the next turn of the event loop); widgets that re-set their texts in ``changeEvent`` (a
-``retranslate_ui`` method) switch language in place, without losing what they show.
+get it on the next turn of the event loop); widgets whose ``retranslate_ui`` method re-sets their texts
+(installed with :func:`follow_language`, or called from ``changeEvent``) switch language in place, without
+losing what they show. Texts handed in from outside are a :data:`TextSource` so they can be written again.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QObject, QTranslator, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, QLibraryInfo, QLocale, QObject, QTranslator, Signal
+from PySide6.QtWidgets import QAbstractButton, QDockWidget, QMainWindow, QToolButton
 
 log = logging.getLogger(__name__)
 
@@ -20,6 +23,11 @@ ENGLISH, SIMPLIFIED_CHINESE = "en", "zh_CN"
 SUPPORTED_LANGUAGES = (ENGLISH, SIMPLIFIED_CHINESE)
 QT_CATALOGS = ("qtbase",)
 """Qt's own translations (standard buttons such as OK/Cancel, file dialogs)."""
+
+TextSource = str | Callable[[], str]
+"""A text handed to a widget: fixed (names, data, messages from the core) or a function that writes it in the
+current language (``lambda: self.tr("Loading {0}…").format(name)``), so the widget can write it again after a
+language switch."""
 
 
 def resolve_language(setting: str, system: QLocale | None = None) -> str:
@@ -112,3 +120,54 @@ def duration_text(seconds: float) -> str:
         return translate("Units", "{0} min {1} s").format(minutes, secs)
     hours, minutes = divmod(minutes, 60)
     return translate("Units", "{0} h {1} min").format(hours, minutes)
+
+
+def rendered(text: TextSource) -> str:
+    """``text`` as it reads now: the string itself, or what its function writes in the current language."""
+    return text() if callable(text) else text
+
+
+class LanguageChangeFilter(QObject):
+    """Runs ``retranslate`` whenever the object it watches (its parent) gets ``QEvent.LanguageChange``."""
+
+    def __init__(self, watched: QObject, retranslate: Callable[[], None]) -> None:
+        super().__init__(watched)
+        self._retranslate = retranslate
+        watched.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.LanguageChange:
+            self._retranslate()
+        return False
+
+
+def follow_language(watched: QObject, retranslate: Callable[[], None]) -> LanguageChangeFilter:
+    """Write ``watched``'s texts now (``retranslate()``) and again after every language switch.
+
+    Call it at the end of ``__init__`` with the widget's ``retranslate_ui`` method, once everything that
+    method names exists. ``retranslate_ui`` (re)sets every user-visible text, keeping all state.
+    """
+    retranslate()
+    return LanguageChangeFilter(watched, retranslate)
+
+
+def retranslate_qt_parts(window: QMainWindow) -> None:
+    """Name the buttons Qt builds inside ``window`` in the current language: each dock's float and close buttons
+    (Qt names them only when it builds them, so after a switch a screen reader would still say "Float") and the
+    menu bar's button for menus that do not fit (Qt gives it no name)."""
+    dock_buttons = {
+        "qt_dockwidget_floatbutton": (translate("QDockWidget", "Float"),
+                                      translate("QDockWidget", "Undocks and re-attaches the dock widget")),
+        "qt_dockwidget_closebutton": (translate("QDockWidget", "Close"),
+                                      translate("QDockWidget", "Closes the dock widget")),
+    }
+    for dock in window.findChildren(QDockWidget):
+        for button in dock.findChildren(QAbstractButton):
+            named = dock_buttons.get(button.objectName())
+            if named is not None:
+                button.setAccessibleName(named[0])
+                button.setAccessibleDescription(named[1])
+    more = window.menuBar().findChild(QToolButton, "qt_menubar_ext_button")
+    if more is not None:
+        more.setAccessibleName(translate("QMenuBar", "More menus"))
+        more.setToolTip(translate("QMenuBar", "More menus"))

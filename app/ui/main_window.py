@@ -34,6 +34,8 @@ from app.ui.conversations.selection_memory import SelectionMemory
 from app.ui.first_paint import AfterFirstPaint
 from app.ui.gauges.gauge_sampler import GaugeSampler
 from app.ui.gauges.gauges_panel import GaugesPanel
+from app.ui.i18n import follow_language, retranslate_qt_parts
+from app.ui.icons import themed_icon
 from app.ui.model_loader import ModelLoader
 from app.ui.settings.declaration_text import declared
 from app.ui.settings.settings_dialog import SettingsDialog
@@ -66,7 +68,6 @@ class MainWindow(QMainWindow):
         # Called with the new settings after Apply (e.g. the UI language switch of the knowledge panel).
         self.settings_applied_hooks: list[Callable[[Settings], None]] = []
         self.settings_dialog: SettingsDialog | None = None
-        self.setWindowTitle(self.tr("UniDesk"))
         self.setObjectName("mainWindow")
         self.resize(1180, 760)
 
@@ -86,7 +87,7 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(self.splitter)
 
         self.gauges = GaugesPanel(self)
-        self.gauges_dock = QDockWidget(self.tr("Gauges"), self)
+        self.gauges_dock = QDockWidget(self)
         self.gauges_dock.setObjectName("gaugesDock")
         self.gauges_dock.setWidget(self.gauges)
         self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.gauges_dock)
@@ -105,48 +106,62 @@ class MainWindow(QMainWindow):
         self._build_menus()
         self.welcome.load_requested.connect(self.choose_model_file)
         self.welcome.settings_requested.connect(self.open_settings)
-        self._show_settings_problems()
         self.chat_view: ChatView | None = None
         self.sidebar: ConversationSidebar | None = None
         if services.chat is not None:
             self._build_chat(services.chat)
         self.layout_store = WindowLayout(context.paths.config_dir)
         self.layout_store.restore(self, self.splitter)
+        follow_language(self, self.retranslate_ui)
 
     # ---- building --------------------------------------------------------------------
-    def _action(
-        self, text: str, slot: object, shortcut: QKeySequence | QKeySequence.StandardKey | str | None = None
-    ) -> QAction:
-        action = QAction(text, self)
+    def _action(self, slot: object, shortcut: QKeySequence | QKeySequence.StandardKey | str | None = None) -> QAction:
+        action = QAction(self)
         if shortcut is not None:
             action.setShortcut(QKeySequence(shortcut))
         action.triggered.connect(slot)
         return action
 
     def _build_menus(self) -> None:
-        self.load_action = self._action(
-            self.tr("&Load model…"), self.choose_model_file, QKeySequence.StandardKey.Open
-        )
-        self.load_folder_action = self._action(self.tr("Load model &folder…"), self.choose_model_folder)
-        self.unload_action = self._action(self.tr("&Unload model"), self.unload_model)
+        self.load_action = self._action(self.choose_model_file, QKeySequence.StandardKey.Open)
+        self.load_folder_action = self._action(self.choose_model_folder)
+        self.unload_action = self._action(self.unload_model)
         self.unload_action.setEnabled(False)
-        self.settings_action = self._action(
-            self.tr("&Settings…"), self.open_settings, QKeySequence.StandardKey.Preferences
-        )
+        self.settings_action = self._action(self.open_settings, QKeySequence.StandardKey.Preferences)
         if self.settings_action.shortcut().isEmpty():
             self.settings_action.setShortcut(QKeySequence("Ctrl+,"))
-        quit_action = self._action(self.tr("&Quit"), self.close, QKeySequence.StandardKey.Quit)
-        file_menu = self.menuBar().addMenu(self.tr("&File"))
+        self.quit_action = self._action(self.close, QKeySequence.StandardKey.Quit)
+        self.file_menu = self.menuBar().addMenu("")
         for action in (self.load_action, self.load_folder_action, self.unload_action):
-            file_menu.addAction(action)
-        file_menu.addSeparator()
-        file_menu.addAction(self.settings_action)
-        file_menu.addSeparator()
-        file_menu.addAction(quit_action)
-        self.view_menu = self.menuBar().addMenu(self.tr("&View"))
+            self.file_menu.addAction(action)
+        self.file_menu.addSeparator()
+        self.file_menu.addAction(self.settings_action)
+        self.file_menu.addSeparator()
+        self.file_menu.addAction(self.quit_action)
+        self.view_menu = self.menuBar().addMenu("")
         gauges_toggle = self.gauges_dock.toggleViewAction()
-        gauges_toggle.setText(self.tr("&Gauges"))
         self.view_menu.addAction(gauges_toggle)
+        for action, icon_name in ((self.load_action, "add-files"), (self.load_folder_action, "folder"),
+                                  (self.settings_action, "settings"), (gauges_toggle, "gauges")):
+            action.setIcon(themed_icon(icon_name))
+        self.gauges_dock.setWindowIcon(themed_icon("gauges"))  # shown on its tab beside other docks
+
+    def retranslate_ui(self) -> None:
+        """Title, menus, actions, the dock's title and the settings problems in the current language (the
+        widgets inside rewrite their own texts)."""
+        self.setWindowTitle(self.tr("UniDesk"))
+        self.gauges_dock.setWindowTitle(self.tr("Gauges"))  # before its toggle action: the title renames it
+        named = (
+            (self.load_action, self.tr("&Load model…")), (self.load_folder_action, self.tr("Load model &folder…")),
+            (self.unload_action, self.tr("&Unload model")), (self.settings_action, self.tr("&Settings…")),
+            (self.quit_action, self.tr("&Quit")), (self.gauges_dock.toggleViewAction(), self.tr("&Gauges")),
+        )
+        for action, text in named:
+            action.setText(text)
+        self.file_menu.setTitle(self.tr("&File"))
+        self.view_menu.setTitle(self.tr("&View"))
+        retranslate_qt_parts(self)
+        self._show_settings_problems()
 
     def _build_chat(self, chat: ChatServices) -> None:
         """The conversations sidebar and the chat view, wired to each other and to the model state."""
@@ -167,10 +182,10 @@ class MainWindow(QMainWindow):
         sidebar.restore_selection()
         problems = self._context.settings_load.problems
         if problems:  # the welcome page that lists them is covered by the chat view
-            text = self.tr("Some settings were not valid and use their defaults: {0}").format(
-                "; ".join(problem.message for problem in problems))
-            view.notice.show_notice("settings", text, level="warning", action="settings",
-                                    action_text=self.tr("Settings…"))
+            details = "; ".join(problem.message for problem in problems)
+            view.notice.show_notice(
+                "settings", lambda: self.tr("Some settings were not valid and use their defaults: {0}").format(details),
+                level="warning", action="settings", action_text=lambda: self.tr("Settings…"))
 
     def _answer_finished(self, outcome: FinishedAnswer) -> None:
         """A finished answer's own figures go to the speed gauge (more exact than the engine's window)."""
@@ -243,7 +258,7 @@ class MainWindow(QMainWindow):
             self.load_model(Path(model_path).expanduser())
 
     def _probe_failed(self, error: Exception) -> None:
-        self.welcome.set_machine_summary(self.tr("Could not look at this machine: {0}").format(error))
+        self.welcome.set_machine_summary(lambda: self.tr("Could not look at this machine: {0}").format(error))
 
     # ---- models ------------------------------------------------------------------------
     def choose_model_file(self) -> None:
@@ -275,7 +290,7 @@ class MainWindow(QMainWindow):
         if self.chat_view is not None:
             self.chat_view.set_model_state("none")
         self.unload_action.setEnabled(False)
-        self.welcome.set_message(self.tr("No model is loaded."))
+        self.welcome.set_message(lambda: self.tr("No model is loaded."))
         self.sampler.reset_speed()
         self.sampler.sample_now()
 
@@ -286,13 +301,13 @@ class MainWindow(QMainWindow):
         for action in (self.load_action, self.load_folder_action, self.unload_action):
             action.setEnabled(False)
         self.welcome.load_button.setEnabled(False)
-        self.welcome.set_message(self.tr("Loading {0}…").format(path.name))
+        self.welcome.set_message(lambda: self.tr("Loading {0}…").format(path.name))
 
     def _load_finished(self, loaded: LoadedModel) -> None:
         status = self.services.engine_manager.status()
         self.model_status.show_ready(loaded, status.selection)
         self._enable_model_actions(loaded=True)
-        self.welcome.set_message(self.tr("{0} is ready.").format(loaded.model_name))
+        self.welcome.set_message(lambda: self.tr("{0} is ready.").format(loaded.model_name))
         if self.chat_view is not None:
             self.chat_view.set_model_state("ready", loaded.model_name)
         self._remember_model(loaded.config.model_path)
@@ -304,7 +319,7 @@ class MainWindow(QMainWindow):
         if self.chat_view is not None:
             self.chat_view.set_model_state("failed", message)
         self._enable_model_actions(loaded=False)
-        self.welcome.set_message(self.tr("The model could not be loaded: {0}").format(message))
+        self.welcome.set_message(lambda: self.tr("The model could not be loaded: {0}").format(message))
         self.sampler.sample_now()
 
     def _enable_model_actions(self, *, loaded: bool) -> None:

@@ -18,6 +18,7 @@ from app.core.kb.database import DATABASE_FILE_NAME
 from app.core.kb.knowledge_base import KB_FOLDER_NAME, KnowledgeBase
 from app.core.models.library import ModelLibrary
 from app.ui.i18n import LanguageSwitcher
+from app.ui.icons import themed_icon
 from app.ui.knowledge.file_drops import install_file_drop
 from app.ui.knowledge.knowledge_access import KnowledgeAccess
 from app.ui.knowledge.knowledge_base_panel import KnowledgeBasePanel
@@ -155,6 +156,7 @@ def install_knowledge_and_models(
                                  lambda path: window.load_model(path), window)
     models_action = QAction(window)
     models_action.setObjectName("modelsAction")
+    models_action.setIcon(themed_icon("models"))
     models_action.triggered.connect(lambda: manager.open_manager())
     file_menu = _file_menu(window)
     if file_menu is not None:

@@ -226,6 +226,10 @@
         <translation>上下文：未加载模型</translation>
     </message>
     <message>
+        <source>Context used</source>
+        <translation>已用上下文</translation>
+    </message>
+    <message>
         <source>{0} / {1} tokens</source>
         <translation>{0} / {1} 词元</translation>
     </message>
@@ -279,6 +283,10 @@
     <message>
         <source>New chat</source>
         <translation>新对话</translation>
+    </message>
+    <message>
+        <source>Start a new conversation ({0})</source>
+        <translation>开始新对话（{0}）</translation>
     </message>
     <message>
         <source>Search conversations</source>
@@ -494,6 +502,13 @@
     </message>
 </context>
 <context>
+    <name>GaugesPanel</name>
+    <message>
+        <source>Gauges</source>
+        <translation>仪表</translation>
+    </message>
+</context>
+<context>
     <name>IndexingProgressView</name>
     <message>
         <source>Cancel</source>
@@ -612,6 +627,127 @@
     <message>
         <source>&amp;Knowledge base</source>
         <translation>知识库(&amp;K)</translation>
+    </message>
+</context>
+<context>
+    <name>KnowledgeScopeButton</name>
+    <message>
+        <source>Knowledge base</source>
+        <translation>知识库</translation>
+    </message>
+    <message>
+        <source>Choose whether this conversation answers from the knowledge base, and from which documents</source>
+        <translation>选择此对话是否从知识库回答，以及使用哪些文档</translation>
+    </message>
+    <message>
+        <source>There is no knowledge base yet. Add documents in the Knowledge base panel to answer from them.</source>
+        <translation>还没有知识库。请在“知识库”面板中添加文档，以便据此回答。</translation>
+    </message>
+    <message>
+        <source>Knowledge base for this conversation</source>
+        <translation>此对话的知识库</translation>
+    </message>
+    <message>
+        <source>Knowledge base: off</source>
+        <translation>知识库：关闭</translation>
+    </message>
+    <message>
+        <source>Knowledge base: all documents</source>
+        <translation>知识库：全部文档</translation>
+    </message>
+    <message>
+        <source>1 folder</source>
+        <translation>1 个文件夹</translation>
+    </message>
+    <message>
+        <source>{0} folders</source>
+        <translation>{0} 个文件夹</translation>
+    </message>
+    <message>
+        <source>1 document</source>
+        <translation>1 个文档</translation>
+    </message>
+    <message>
+        <source>{0} documents</source>
+        <translation>{0} 个文档</translation>
+    </message>
+    <message>
+        <source>{0}, {1}</source>
+        <translation>{0}、{1}</translation>
+    </message>
+    <message>
+        <source>Knowledge base: {0}</source>
+        <translation>知识库：{0}</translation>
+    </message>
+</context>
+<context>
+    <name>KnowledgeScopeDialog</name>
+    <message>
+        <source>Knowledge base for a new chat</source>
+        <translation>新对话的知识库</translation>
+    </message>
+    <message>
+        <source>Knowledge base for this conversation</source>
+        <translation>此对话的知识库</translation>
+    </message>
+    <message>
+        <source>Use the knowledge base in this conversation</source>
+        <translation>在此对话中使用知识库</translation>
+    </message>
+    <message>
+        <source>Off: answers come from the model alone, without sources</source>
+        <translation>关闭：回答只来自模型，不带来源</translation>
+    </message>
+    <message>
+        <source>Use all documents</source>
+        <translation>使用全部文档</translation>
+    </message>
+    <message>
+        <source>Uncheck everything: the conversation may use every document</source>
+        <translation>取消全部勾选：此对话可使用所有文档</translation>
+    </message>
+    <message>
+        <source>Reading the documents…</source>
+        <translation>正在读取文档…</translation>
+    </message>
+    <message>
+        <source>The documents could not be read: {0}</source>
+        <translation>无法读取文档：{0}</translation>
+    </message>
+    <message>
+        <source>The knowledge base has no documents yet. Add some in the Knowledge base panel.</source>
+        <translation>知识库中还没有文档。请在“知识库”面板中添加。</translation>
+    </message>
+    <message>
+        <source>Answers come from the model alone; no documents are searched.</source>
+        <translation>回答只来自模型，不检索任何文档。</translation>
+    </message>
+    <message>
+        <source>Nothing is checked, so answers may use every document. Check folders or documents to use only those.</source>
+        <translation>未勾选任何项，因此回答可使用所有文档。勾选文件夹或文档即可只使用它们。</translation>
+    </message>
+    <message>
+        <source>Answers use only the checked folders and documents.</source>
+        <translation>回答只使用已勾选的文件夹和文档。</translation>
+    </message>
+</context>
+<context>
+    <name>KnowledgeScopeTree</name>
+    <message>
+        <source>Folder or document</source>
+        <translation>文件夹或文档</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Documents this conversation may use</source>
+        <translation>此对话可使用的文档</translation>
+    </message>
+    <message>
+        <source>Answers can use it once it is indexed.</source>
+        <translation>索引完成后回答即可使用它。</translation>
     </message>
 </context>
 <context>
@@ -902,6 +1038,10 @@
 <context>
     <name>MarkdownBody</name>
     <message>
+        <source>Message text</source>
+        <translation>消息正文</translation>
+    </message>
+    <message>
         <source>Copy code</source>
         <translation>复制代码</translation>
     </message>
@@ -1012,6 +1152,13 @@
     </message>
 </context>
 <context>
+    <name>MessageList</name>
+    <message>
+        <source>Messages</source>
+        <translation>消息列表</translation>
+    </message>
+</context>
+<context>
     <name>MessageWidget</name>
     <message>
         <source>Previous alternative</source>
@@ -1064,6 +1211,18 @@
     <message>
         <source>Go on writing this answer</source>
         <translation>继续写这个回答</translation>
+    </message>
+    <message>
+        <source>Edit the question</source>
+        <translation>编辑问题</translation>
+    </message>
+    <message>
+        <source>Alternative</source>
+        <translation>当前版本</translation>
+    </message>
+    <message>
+        <source>Notes</source>
+        <translation>说明</translation>
     </message>
     <message>
         <source>You</source>
@@ -1198,6 +1357,26 @@
     <message>
         <source>Loading {0}…</source>
         <translation>正在加载 {0}…</translation>
+    </message>
+    <message>
+        <source>No model</source>
+        <translation>无模型</translation>
+    </message>
+    <message>
+        <source>Loading</source>
+        <translation>正在加载</translation>
+    </message>
+    <message>
+        <source>Ready</source>
+        <translation>就绪</translation>
+    </message>
+    <message>
+        <source>Failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>Model state</source>
+        <translation>模型状态</translation>
     </message>
     <message>
         <source>Loading {0}: {1}…</source>
@@ -1426,6 +1605,10 @@
         <translation>打开文件</translation>
     </message>
     <message>
+        <source>Passage</source>
+        <translation>段落</translation>
+    </message>
+    <message>
         <source>{0} (the file is no longer there)</source>
         <translation>{0}（文件已不在原处）</translation>
     </message>
@@ -1449,6 +1632,10 @@
         <translation>浏览选择{0}</translation>
     </message>
     <message>
+        <source>Choose a file or a folder</source>
+        <translation>选择文件或文件夹</translation>
+    </message>
+    <message>
         <source>Choose a file…</source>
         <translation>选择文件…</translation>
     </message>
@@ -1470,6 +1657,32 @@
     </message>
 </context>
 <context>
+    <name>QDockWidget</name>
+    <message>
+        <source>Float</source>
+        <translation>悬浮</translation>
+    </message>
+    <message>
+        <source>Undocks and re-attaches the dock widget</source>
+        <translation>悬浮和停靠可停靠部件</translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>Closes the dock widget</source>
+        <translation>关闭可停靠部件</translation>
+    </message>
+</context>
+<context>
+    <name>QMenuBar</name>
+    <message>
+        <source>More menus</source>
+        <translation>更多菜单</translation>
+    </message>
+</context>
+<context>
     <name>SettingEditor</name>
     <message>
         <source>Allowed: {0}.</source>
@@ -1482,6 +1695,10 @@
     <message>
         <source>Show {0}</source>
         <translation>显示{0}</translation>
+    </message>
+    <message>
+        <source>Show or hide {0}</source>
+        <translation>显示或隐藏{0}</translation>
     </message>
 </context>
 <context>

@@ -3,23 +3,13 @@ left but names of files, models and formats) and back, without losing what they 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from PySide6.QtCore import QLocale
-from PySide6.QtGui import QFontDatabase
-from PySide6.QtWidgets import (
-    QAbstractButton,
-    QApplication,
-    QLabel,
-    QProgressBar,
-    QTabWidget,
-    QTreeWidget,
-    QWidget,
-)
+from PySide6.QtWidgets import QApplication, QWidget
 
 from app.ui.i18n import LanguageSwitcher, resolve_language, translation_file
 from app.ui.knowledge.knowledge_access import KnowledgeAccess
@@ -28,23 +18,18 @@ from app.ui.knowledge.knowledge_dock import KnowledgeDock
 from app.ui.knowledge.knowledge_texts import failure_detail
 from app.ui.models.model_manager_dialog import ModelManagerDialog
 from tests.fixtures.documents import write_corrupt_pdf, write_pdf
+from tests.ui.i18n_support import english_left, has_cjk_font, switched_language, visible_texts
 from tests.ui.knowledge_support import knowledge_access, wait_until_indexed
 from tests.ui.models_support import SMALL_MACHINE, UsedModels, make_library, open_dialog
 
 pytestmark = [pytest.mark.gui, pytest.mark.integration]
 Shot = Callable[[QWidget, str], Path]
-# Words that stay as they are in the Chinese UI: product, format and unit names.
-KEPT_WORDS = {"UniDesk", "GGUF", "Hugging", "Face", "Hub", "vLLM", "llama", "cpp", "GiB", "GB", "MB", "kB", "PDF",
-              "Word", "Markdown", "KV", "HF_TOKEN", "GPU", "CPU", "Q4_K_M"}
-ENGLISH_WORD = re.compile(r"[A-Za-z][A-Za-z_]+")
 
 
 @pytest.fixture
 def switcher(qapp: Any) -> Iterator[LanguageSwitcher]:
-    languages = LanguageSwitcher(qapp)
-    yield languages
-    languages.apply("en")  # other tests expect English
-    languages.deleteLater()
+    with switched_language(qapp) as languages:
+        yield languages
 
 
 @pytest.fixture
@@ -52,44 +37,6 @@ def access(tmp_path: Path) -> Iterator[KnowledgeAccess]:
     opened = knowledge_access(tmp_path / "kb")
     yield opened
     opened.close()
-
-
-def visible_texts(root: QWidget) -> list[str]:
-    """Every text a user can see or hear (labels, buttons, headers, rows, tabs, tooltips, accessible names)."""
-    texts = [root.windowTitle()]
-    for widget in [root, *root.findChildren(QWidget)]:
-        if not widget.isVisibleTo(root) and widget is not root:
-            continue
-        texts += [widget.toolTip(), widget.accessibleName()]
-        if isinstance(widget, (QLabel, QAbstractButton)):
-            texts.append(widget.text())
-        if isinstance(widget, QProgressBar):
-            texts.append(widget.format())
-        if isinstance(widget, QTabWidget):
-            texts += [widget.tabText(index) for index in range(widget.count())]
-        if isinstance(widget, QTreeWidget):
-            header = widget.headerItem()
-            texts += [header.text(column) for column in range(widget.columnCount())]
-            items = [widget.topLevelItem(row) for row in range(widget.topLevelItemCount())]
-            items += [item.child(index) for item in list(items) if item is not None
-                      for index in range(item.childCount())]
-            texts += [item.text(column) for item in items if item is not None and not item.isHidden()
-                      for column in range(widget.columnCount())]
-    return [text for text in texts if text]
-
-
-def english_left(texts: list[str], data: list[str]) -> list[str]:
-    """The English words in ``texts`` once names of files, models and formats (``data``) are taken out."""
-    left = []
-    for text in texts:
-        for name in sorted(data, key=len, reverse=True):
-            text = text.replace(name, " ")
-        left += [word for word in ENGLISH_WORD.findall(text) if word not in KEPT_WORDS]
-    return left
-
-
-def has_cjk_font() -> bool:
-    return any("CJK" in family for family in QFontDatabase.families())
 
 
 def test_the_system_language_decides_and_explicit_choices_win() -> None:

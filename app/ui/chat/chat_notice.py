@@ -6,6 +6,8 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QToolButton, QWidget
 
+from app.ui.i18n import TextSource, follow_language, rendered
+
 LEVEL_COLORS = {"info": (61, 123, 217), "warning": (224, 161, 0), "error": (229, 57, 53)}
 BACKGROUND_ALPHA = 0.14  # a tint that reads on light and dark palettes alike
 
@@ -14,7 +16,8 @@ class ChatNotice(QFrame):
     """Shows ``text`` elided to one line (full text in the tooltip) and, optionally, an action button.
 
     ``action_triggered(key)`` names the action ("load_model", "settings"); ``kind`` says which
-    notice is up, so a later state change can clear only its own notice.
+    notice is up, so a later state change can clear only its own notice. Texts given as functions
+    (:data:`TextSource`) are written again after a language switch.
     """
 
     action_triggered = Signal(str)
@@ -30,6 +33,8 @@ class ChatNotice(QFrame):
         self.kind = ""
         self.level = ""
         self.full_text = ""
+        self._text: TextSource = ""
+        self._action_text: TextSource = ""
         self._action = ""
         self.action_button = QPushButton(self)
         self.action_button.setObjectName("chatNoticeAction")
@@ -37,7 +42,6 @@ class ChatNotice(QFrame):
         self.close_button = QToolButton(self)
         self.close_button.setText("×")
         self.close_button.setAutoRaise(True)
-        self.close_button.setToolTip(self.tr("Dismiss"))
         self.close_button.clicked.connect(self._dismiss)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(8, 3, 4, 3)
@@ -45,14 +49,20 @@ class ChatNotice(QFrame):
         layout.addWidget(self.action_button)
         layout.addWidget(self.close_button)
         self.setVisible(False)
+        follow_language(self, self.retranslate_ui)
 
-    def show_notice(self, kind: str, text: str, *, level: str = "error", action: str = "",
-                    action_text: str = "", dismissable: bool = True) -> None:
+    def retranslate_ui(self) -> None:
+        self.close_button.setToolTip(self.tr("Dismiss"))
+        self.close_button.setAccessibleName(self.tr("Dismiss"))
+        self._show_texts()
+
+    def show_notice(self, kind: str, text: TextSource, *, level: str = "error", action: str = "",
+                    action_text: TextSource = "", dismissable: bool = True) -> None:
         self.kind = kind
-        self.full_text = text
+        self._text = text
+        self._action_text = action_text
         self._action = action
-        self.label.setToolTip(text)
-        self.action_button.setText(action_text)
+        self._show_texts()
         self.action_button.setVisible(bool(action))
         self.close_button.setVisible(dismissable)
         red, green, blue = LEVEL_COLORS.get(level, LEVEL_COLORS["error"])
@@ -63,12 +73,19 @@ class ChatNotice(QFrame):
         self.setVisible(True)
         self._elide()
 
+    def _show_texts(self) -> None:
+        self.full_text = rendered(self._text)
+        self.label.setToolTip(self.full_text)
+        self.action_button.setText(rendered(self._action_text))
+        self._elide()
+
     def clear(self, kind: str = "") -> None:
         """Hide the notice (only if it is of ``kind``, when given)."""
         if kind and kind != self.kind:
             return
         self.kind = ""
         self.full_text = ""
+        self._text = self._action_text = ""
         self.setVisible(False)
 
     def _dismiss(self) -> None:

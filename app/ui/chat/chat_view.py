@@ -9,7 +9,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QPoint, QUrl, Signal
 from PySide6.QtGui import QDesktopServices
-from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from app.core.chat.errors import ConversationNotFoundError, QuestionTooLongError
 from app.core.chat.models import Citation
@@ -25,10 +25,12 @@ from app.ui.chat.citation_chip import source_url
 from app.ui.chat.composer import Composer
 from app.ui.chat.context_meter import ContextMeter
 from app.ui.chat.context_preview import ContextPreview
+from app.ui.chat.knowledge_scope_button import KnowledgeScopeButton
 from app.ui.chat.message_entries import entries_for
 from app.ui.chat.message_list import MessageList
 from app.ui.chat.passage_popup import PassagePopup
 from app.ui.chat.running_answers import FinishedAnswer, RunningAnswers
+from app.ui.i18n import follow_language
 
 log = logging.getLogger(__name__)
 
@@ -65,6 +67,7 @@ class ChatView(QWidget):
         self.conversation_id: str | None = None
         self.model_state = "none"
         self._model_detail = ""
+        self._conversation_title = ""
         self._deleting: set[str] = set()
         self.running = RunningAnswers(self)
         self.running.text_arrived.connect(self._text_arrived)
@@ -81,7 +84,6 @@ class ChatView(QWidget):
         font.setPointSizeF(font.pointSizeF() * 1.15)
         self.title.setFont(font)
         self.messages = MessageList(self)
-        self.messages.set_empty_hint(self.tr("Ask anything. Answers are written on this computer; nothing leaves it."))
         self.messages.regenerate_requested.connect(self.regenerate)
         self.messages.continue_requested.connect(self.continue_answer)
         self.messages.edit_submitted.connect(self.edit_and_resend)
@@ -94,6 +96,7 @@ class ChatView(QWidget):
         self.notice.dismissed.connect(lambda _kind: self._show_model_notice())
         self.meter = ContextMeter(self)
         self.composer = Composer(self)
+        self.knowledge_scope = KnowledgeScopeButton(store, lambda: session.answerer.knowledge_base, self)
         self.composer.send_requested.connect(self.send)
         self.composer.stop_requested.connect(self.stop)
         self.composer.draft_changed.connect(lambda draft: self.preview.request(self.conversation_id, draft))
@@ -107,12 +110,22 @@ class ChatView(QWidget):
         bottom.setContentsMargins(16, 0, 16, 0)
         bottom.setSpacing(4)
         bottom.addWidget(self.notice)
-        bottom.addWidget(self.meter)
+        meter_row = QHBoxLayout()
+        meter_row.addWidget(self.meter, 1)
+        meter_row.addWidget(self.knowledge_scope)
+        bottom.addLayout(meter_row)
         bottom.addWidget(self.composer)
         layout.addLayout(bottom)
         self.title.setContentsMargins(16, 0, 16, 0)
         self.set_model_state("none")
         self.show_conversation(None)
+        follow_language(self, self.retranslate_ui)
+
+    def retranslate_ui(self) -> None:
+        """Texts in the current language; notices, meter and messages rewrite their own."""
+        self.messages.set_empty_hint(self.tr("Ask anything. Answers are written on this computer; nothing leaves it."))
+        self._show_title()
+        self.composer.set_placeholder(self._placeholder())
 
     # ---- what is on show -------------------------------------------------------------------
     def show_conversation(self, conversation_id: str | None) -> None:
@@ -127,23 +140,29 @@ class ChatView(QWidget):
         if changed:
             self.messages.scroll_to_end()
         self.preview.request(chosen, self.composer.text())
+        self.knowledge_scope.show_conversation(chosen)
 
     def reload(self) -> None:
         """Redraw the conversation on show from the store (a running answer shows the text streamed so far)."""
         conversation_id = self.conversation_id
         if conversation_id is None:
-            self.title.setText(self.tr("New chat"))
+            self._conversation_title = ""
+            self._show_title()
             self.messages.show_entries([], {})
             self.composer.set_busy(False)
             return
         conversation = self.store.conversation(conversation_id)
-        self.title.setText(conversation.title or self.tr("New chat"))
+        self._conversation_title = conversation.title
+        self._show_title()
         streaming = self.running.streaming_message(conversation_id)
         streamed = {streaming[0]: streaming[1]} if streaming is not None else {}
         entries = entries_for(self.store.branch(conversation_id), self.store.messages(conversation_id),
                               streaming[0] if streaming is not None else None)
         self.messages.show_entries(entries, streamed)
         self.composer.set_busy(streaming is not None)
+
+    def _show_title(self) -> None:
+        self.title.setText(self._conversation_title or self.tr("New chat"))
 
     # ---- model state -----------------------------------------------------------------------
     def set_model_state(self, state: str, detail: str = "") -> None:
@@ -152,14 +171,19 @@ class ChatView(QWidget):
         self._model_detail = detail
         if state == "ready":
             self.notice.clear("model")
-            self.composer.set_placeholder(self.tr("Message {0} (Enter sends, Shift+Enter new line)").format(detail)
-                                          if detail else self.tr("Message (Enter sends, Shift+Enter new line)"))
-        elif state == "loading":
-            self.composer.set_placeholder(self.tr("The model is loading…"))
-        else:
-            self.composer.set_placeholder(self.tr("No model loaded. Use Load model… to choose one."))
+        self.composer.set_placeholder(self._placeholder())
         self._show_model_notice()
         self.preview.request(self.conversation_id, self.composer.text())
+
+    def _placeholder(self) -> str:
+        """The composer's placeholder for the model state, in the current language."""
+        state, detail = self.model_state, self._model_detail
+        if state == "ready":
+            return (self.tr("Message {0} (Enter sends, Shift+Enter new line)").format(detail)
+                    if detail else self.tr("Message (Enter sends, Shift+Enter new line)"))
+        if state == "loading":
+            return self.tr("The model is loading…")
+        return self.tr("No model loaded. Use Load model… to choose one.")
 
     def _clear_notice(self, kind: str) -> None:
         self.notice.clear(kind)
@@ -171,13 +195,13 @@ class ChatView(QWidget):
         if state == "ready" or (self.notice.isVisible() and self.notice.kind != "model"):
             return
         if state == "loading":
-            self.notice.show_notice("model", self.tr("Loading {0}… You can type meanwhile.").format(
+            self.notice.show_notice("model", lambda: self.tr("Loading {0}… You can type meanwhile.").format(
                 detail or self.tr("the model")), level="info", dismissable=False)
             return
-        text = self.tr("No model is loaded: load one to chat.") if state == "none" else self.tr(
-            "The model could not be loaded: {0}").format(detail)
+        text = (lambda: self.tr("No model is loaded: load one to chat.")) if state == "none" else (
+            lambda: self.tr("The model could not be loaded: {0}").format(detail))
         self.notice.show_notice("model", text, level="warning" if state == "none" else "error",
-                                action="load_model", action_text=self.tr("Load model…"), dismissable=False)
+                                action="load_model", action_text=lambda: self.tr("Load model…"), dismissable=False)
 
     # ---- answering -------------------------------------------------------------------------
     def send(self, text: str | None = None) -> bool:
@@ -191,6 +215,7 @@ class ChatView(QWidget):
         created = conversation_id is None
         if conversation_id is None:
             conversation_id = self.store.create_conversation().id
+            self.knowledge_scope.apply_to_new_conversation(conversation_id)
         try:
             job = self.session.send(conversation_id, question, sampling=self.sampling)
         except UserFacingError as error:
@@ -295,7 +320,7 @@ class ChatView(QWidget):
     def _show_budget(self, budget: ContextBudget | None) -> None:
         self._clear_notice("too_long")
         if budget is None:
-            self.meter.set_unavailable(self.tr("Context: no model loaded"))
+            self.meter.set_unavailable(lambda: self.tr("Context: no model loaded"))
         else:
             self.meter.set_budget(budget)
 
@@ -303,24 +328,24 @@ class ChatView(QWidget):
         if isinstance(error, QuestionTooLongError):
             self.meter.set_overflow(error.needed_tokens, error.context_tokens)
             self.notice.show_notice("too_long", str(error), level="warning", action="settings",
-                                    action_text=self.tr("Settings…"))
+                                    action_text=lambda: self.tr("Settings…"))
         elif not isinstance(error, ConversationNotFoundError):
-            self.meter.set_unavailable(self.tr("Context: unknown"))
+            self.meter.set_unavailable(lambda: self.tr("Context: unknown"))
             log.info("context preview failed: %s", error)
 
     # ---- errors and links ------------------------------------------------------------------
     def show_error(self, error: BaseException) -> None:
         """One line above the input: what went wrong and what to do."""
         if isinstance(error, NoModelLoadedError):
-            self.notice.show_notice("model", self.tr("No model is loaded. Load one, then send again."),
-                                    action="load_model", action_text=self.tr("Load model…"))
+            self.notice.show_notice("model", lambda: self.tr("No model is loaded. Load one, then send again."),
+                                    action="load_model", action_text=lambda: self.tr("Load model…"))
         elif isinstance(error, QuestionTooLongError):
-            self.notice.show_notice("error", str(error), action="settings", action_text=self.tr("Settings…"))
+            self.notice.show_notice("error", str(error), action="settings", action_text=lambda: self.tr("Settings…"))
         elif isinstance(error, UserFacingError):
             self.notice.show_notice("error", str(error))
         else:
             reason = str(error) or type(error).__name__
-            self.notice.show_notice("error", self.tr("The answer failed: {0}").format(reason))
+            self.notice.show_notice("error", lambda: self.tr("The answer failed: {0}").format(reason))
 
     def _notice_action(self, action: str) -> None:
         if action == "load_model":
@@ -347,6 +372,7 @@ class ChatView(QWidget):
     def shutdown(self, timeout_s: float = 3.0) -> None:
         """Stop every answer (their text is saved as stopped) and wait a little for them to end."""
         self.preview.stop()
+        self.knowledge_scope.shutdown()
         self.running.cancel_all()
         if not self.running.wait_all(timeout_s):
             log.warning("some answers did not stop within %.1f s", timeout_s)

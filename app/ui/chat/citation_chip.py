@@ -9,6 +9,7 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu, QSizePolicy, QToolButton, QWidget
 
 from app.core.chat.models import Citation
+from app.ui.i18n import follow_language
 
 CHIP_MAX_WIDTH = 260
 PDF_SUFFIX = ".pdf"
@@ -49,6 +50,20 @@ class CitationChip(QToolButton):
             font.setBold(True)
             self.setFont(font)
         self.setText(self.fontMetrics().elidedText(full, Qt.TextElideMode.ElideMiddle, CHIP_MAX_WIDTH))
+        menu = QMenu(self)
+        self.open_action = QAction(self)
+        self.open_action.triggered.connect(lambda: self.open_requested.emit(self.citation))
+        self.passage_action = QAction(self)
+        self.passage_action.triggered.connect(lambda: self.passage_requested.emit(self.citation))
+        menu.addAction(self.open_action)
+        menu.addAction(self.passage_action)
+        self.setMenu(menu)
+        self.clicked.connect(lambda: self.open_requested.emit(self.citation))
+        follow_language(self, self.retranslate_ui)
+
+    def retranslate_ui(self) -> None:
+        citation = self.citation
+        full = chip_text(citation)
         where = self.tr("page {0}").format(citation.page) if citation.page is not None else ""
         tooltip = [full, citation.path + (f" ({where})" if where else "")]
         if citation.excerpt:
@@ -57,12 +72,5 @@ class CitationChip(QToolButton):
             tooltip += ["", self.tr("Given to the model as a source; the answer does not cite it.")]
         self.setToolTip("\n".join(tooltip))
         self.setAccessibleName(self.tr("Source {0}").format(full))
-        menu = QMenu(self)
-        self.open_action = QAction(self.tr("Open the file"), self)
-        self.open_action.triggered.connect(lambda: self.open_requested.emit(self.citation))
-        self.passage_action = QAction(self.tr("Show the passage"), self)
-        self.passage_action.triggered.connect(lambda: self.passage_requested.emit(self.citation))
-        menu.addAction(self.open_action)
-        menu.addAction(self.passage_action)
-        self.setMenu(menu)
-        self.clicked.connect(lambda: self.open_requested.emit(self.citation))
+        self.open_action.setText(self.tr("Open the file"))
+        self.passage_action.setText(self.tr("Show the passage"))

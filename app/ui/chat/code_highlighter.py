@@ -66,10 +66,20 @@ class CodeHighlighter(QSyntaxHighlighter):
 
     def __init__(self, document: QTextDocument, *, dark: bool = False) -> None:
         super().__init__(document)
-        self.set_dark(dark)
+        self._set_formats(DARK_COLORS if dark else LIGHT_COLORS)
 
-    def set_dark(self, dark: bool) -> None:
+    def set_dark(self, dark: bool, *, rehighlight: bool = True) -> None:
+        """Use the colours for a dark (or light) palette; the code on show is coloured again when they change,
+        unless ``rehighlight`` is False (the caller is about to replace the text anyway)."""
         colors = DARK_COLORS if dark else LIGHT_COLORS
+        if colors == self.colors:
+            return
+        self._set_formats(colors)
+        if rehighlight:
+            self.rehighlight()
+
+    def _set_formats(self, colors: CodeColors) -> None:
+        self.colors: CodeColors = colors
         self._keyword = _format(colors.keyword, bold=True)
         self._string = _format(colors.string)
         self._comment = _format(colors.comment, italic=True)

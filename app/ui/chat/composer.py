@@ -6,6 +6,9 @@ from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QHBoxLayout, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
 
+from app.ui.i18n import follow_language
+from app.ui.icons import themed_icon
+
 COMPOSER_HEIGHT = 84
 
 
@@ -21,19 +24,18 @@ class Composer(QWidget):
         self.setObjectName("composer")
         self.editor = QPlainTextEdit(self)
         self.editor.setObjectName("composerEditor")
-        self.editor.setAccessibleName(self.tr("Message"))
         self.editor.setFixedHeight(COMPOSER_HEIGHT)
         self.editor.setTabChangesFocus(True)
         self.editor.installEventFilter(self)
         self.editor.textChanged.connect(lambda: self.draft_changed.emit(self.editor.toPlainText()))
-        self.send_button = QPushButton(self.tr("Send"), self)
+        self.send_button = QPushButton(self)
         self.send_button.setObjectName("sendButton")
-        self.send_button.setToolTip(self.tr("Send (Enter). Shift+Enter starts a new line."))
+        self.send_button.setIcon(themed_icon("send"))
         self.send_button.setDefault(True)
         self.send_button.clicked.connect(self._send)
-        self.stop_button = QPushButton(self.tr("Stop"), self)
+        self.stop_button = QPushButton(self)
         self.stop_button.setObjectName("stopButton")
-        self.stop_button.setToolTip(self.tr("Stop the answer; what it wrote so far is kept"))
+        self.stop_button.setIcon(themed_icon("stop"))
         self.stop_button.clicked.connect(self.stop_requested)
         self.stop_button.setVisible(False)
         buttons = QVBoxLayout()
@@ -45,6 +47,15 @@ class Composer(QWidget):
         layout.addWidget(self.editor, 1)
         layout.addLayout(buttons)
         self.busy = False
+        follow_language(self, self.retranslate_ui)
+
+    def retranslate_ui(self) -> None:
+        """Texts in the current language (the placeholder is the chat view's: it depends on the model)."""
+        self.editor.setAccessibleName(self.tr("Message"))
+        self.send_button.setText(self.tr("Send"))
+        self.send_button.setToolTip(self.tr("Send (Enter). Shift+Enter starts a new line."))
+        self.stop_button.setText(self.tr("Stop"))
+        self.stop_button.setToolTip(self.tr("Stop the answer; what it wrote so far is kept"))
 
     def text(self) -> str:
         return self.editor.toPlainText()

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
+
 from PySide6.QtCore import QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPalette
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QWidget
 
 from app.core.chat.prompt import ContextBudget
+from app.ui.i18n import TextSource, follow_language, rendered
 
 BAR_HEIGHT = 8
 PART_COLORS = {
@@ -74,7 +78,10 @@ class _Bar(QWidget):
 
 
 class ContextMeter(QWidget):
-    """Shows a :class:`ContextBudget` (tooltip: every part in tokens), or a state line when there is none."""
+    """Shows a :class:`ContextBudget` (tooltip: every part in tokens), or a state line when there is none.
+
+    A language switch writes what is shown again from the budget (or overflow, or state line) it holds.
+    """
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -89,13 +96,20 @@ class ContextMeter(QWidget):
         layout.addWidget(self.bar, 1)
         layout.addWidget(self.label)
         self.budget: ContextBudget | None = None
-        self.set_unavailable(self.tr("Context: no model loaded"))
+        self._show_again: Callable[[], None] = partial(self.set_unavailable,
+                                                       lambda: self.tr("Context: no model loaded"))
+        follow_language(self, self.retranslate_ui)
+
+    def retranslate_ui(self) -> None:
+        self.setAccessibleName(self.tr("Context used"))
+        self._show_again()
 
     def parts(self) -> dict[str, int]:
         """Tokens per part as drawn now (empty when no budget is shown)."""
         return dict(self.bar.parts)
 
     def set_budget(self, budget: ContextBudget) -> None:
+        self._show_again = partial(self.set_budget, budget)
         self.budget = budget
         self.bar.parts = budget_parts(budget)
         self.bar.total = budget.context
@@ -114,6 +128,7 @@ class ContextMeter(QWidget):
 
     def set_overflow(self, needed: int, context: int) -> None:
         """The question does not fit: the bar turns red."""
+        self._show_again = partial(self.set_overflow, needed, context)
         self.budget = None
         self.bar.parts = {}
         self.bar.total = context
@@ -123,11 +138,13 @@ class ContextMeter(QWidget):
                         .format(f"{needed:,}", f"{context:,}"))
         self.bar.update()
 
-    def set_unavailable(self, text: str) -> None:
+    def set_unavailable(self, text: TextSource) -> None:
+        """A state line instead of the bar (a function: written again after a language switch)."""
+        self._show_again = partial(self.set_unavailable, text)
         self.budget = None
         self.bar.parts = {}
         self.bar.total = 0
         self.bar.overflow = False
-        self.label.setText(text)
-        self.setToolTip(text)
+        self.label.setText(rendered(text))
+        self.setToolTip(rendered(text))
         self.bar.update()

@@ -8,6 +8,7 @@ from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from app.ui.chat.markdown_text import COPY_CODE_SCHEME, chunk_ends, fenced_code_blocks, split_points
 from app.ui.chat.markdown_view import MarkdownView
+from app.ui.i18n import follow_language
 
 RENDER_INTERVAL_MS = 250
 """While text streams in, Markdown is re-rendered at most this often (plain text is appended in between)."""
@@ -44,6 +45,21 @@ class MarkdownBody(QWidget):
         self._render_timer.setInterval(RENDER_INTERVAL_MS)
         self._render_timer.timeout.connect(self._render_tail)
         self._reset_parts()
+        follow_language(self, self.retranslate_ui)
+
+    def retranslate_ui(self) -> None:
+        """Name the parts and render again those with code blocks (their "Copy code" links) in the current language."""
+        for part in self.parts:
+            self._name_part(part)
+        if not self._markdown:
+            return
+        ends = [*self._starts[1:], len(self._source)]
+        for index, (start, end) in enumerate(zip(self._starts, ends, strict=True)):
+            if fenced_code_blocks(self._source[start:end]):
+                self._render_part(index, end)
+
+    def _name_part(self, part: MarkdownView) -> None:
+        part.setAccessibleName(self.tr("Message text"))
 
     # ---- content ------------------------------------------------------------------------------
     @property
@@ -99,6 +115,7 @@ class MarkdownBody(QWidget):
         if not self.parts:
             first = MarkdownView(self)
             first.setObjectName("messageText")
+            self._name_part(first)
             first.link_activated.connect(self._link_activated)
             self._layout.addWidget(first)
             self.parts = [first]
@@ -109,6 +126,7 @@ class MarkdownBody(QWidget):
     def _add_part(self, start: int) -> None:
         part = MarkdownView(self)
         part.setObjectName("messageText")
+        self._name_part(part)
         part.link_activated.connect(self._link_activated)
         self._layout.addWidget(part)
         previous = self._starts[-1]

@@ -5,18 +5,32 @@ from __future__ import annotations
 import math
 
 from PySide6.QtCore import QEvent, QSize, Qt, QUrl, Signal
-from PySide6.QtGui import QColor, QPalette, QTextBlockFormat, QTextCursor, QTextDocument, QTextFormat, QWheelEvent
+from PySide6.QtGui import (
+    QColor,
+    QGuiApplication,
+    QPalette,
+    QTextBlockFormat,
+    QTextCursor,
+    QTextDocument,
+    QTextFormat,
+    QWheelEvent,
+)
 from PySide6.QtWidgets import QFrame, QSizePolicy, QTextBrowser, QWidget
 
 from app.ui.chat.code_highlighter import CodeHighlighter
 from app.ui.chat.markdown_text import with_copy_links
+from app.ui.theme import is_dark
+
+__all__ = ["CODE_BACKGROUND_DARK", "CODE_BACKGROUND_LIGHT", "MarkdownView", "is_dark"]
 
 CODE_BACKGROUND_LIGHT = "#f1f3f5"
 CODE_BACKGROUND_DARK = "#2b2d31"
 
 
-def is_dark(palette: QPalette) -> bool:
-    return palette.color(QPalette.ColorRole.Base).lightness() < 128
+def baked_colors(palette: QPalette) -> tuple[bool, int]:
+    """What a render bakes into the document: dark or light code colours, and the link colour (Qt's Markdown
+    importer takes it from the application palette). A palette change that alters neither needs no re-render."""
+    return is_dark(palette), QGuiApplication.palette().color(QPalette.ColorRole.Link).rgba()
 
 
 class MarkdownView(QTextBrowser):
@@ -30,8 +44,9 @@ class MarkdownView(QTextBrowser):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self._highlighter = CodeHighlighter(self.document(), dark=is_dark(self.palette()))
+        self.highlighter = CodeHighlighter(self.document(), dark=is_dark(self.palette()))
         self._shown_markdown: tuple[str, int, str] | None = None
+        self._baked = baked_colors(self.palette())
         self.setOpenLinks(False)
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -47,6 +62,8 @@ class MarkdownView(QTextBrowser):
     def show_markdown(self, source: str, first_code_number: int = 0, copy_label: str = "Copy code") -> None:
         """Render ``source``; its code blocks' copy links count from ``first_code_number``."""
         self._shown_markdown = (source, first_code_number, copy_label)
+        self._baked = baked_colors(self.palette())
+        self.highlighter.set_dark(self._baked[0], rehighlight=False)  # setMarkdown colours the new text
         self.document().setMarkdown(with_copy_links(source, copy_label, first_code_number))
         self._shade_code_blocks(self.document())
 
@@ -75,10 +92,19 @@ class MarkdownView(QTextBrowser):
 
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)
-        if event.type() == QEvent.Type.PaletteChange:  # the theme changed: link and code colours follow
-            self._highlighter.set_dark(is_dark(self.palette()))
-            if self._shown_markdown is not None:
-                self.show_markdown(*self._shown_markdown)
+        if event.type() == QEvent.Type.PaletteChange:
+            self.follow_palette()
+
+    def follow_palette(self) -> None:
+        """After a theme change: render again with the new link, code-shade and highlight colours
+        (nothing to do when the colours baked into the document are still right)."""
+        if baked_colors(self.palette()) == self._baked:
+            return
+        if self._shown_markdown is not None:
+            self.show_markdown(*self._shown_markdown)
+        else:
+            self._baked = baked_colors(self.palette())
+            self.highlighter.set_dark(self._baked[0])
 
     def _fit_height(self) -> None:
         margins = self.contentsMargins()

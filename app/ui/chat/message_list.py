@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from app.ui.chat.message_entries import MessageEntry
 from app.ui.chat.message_widget import MessageWidget
+from app.ui.i18n import follow_language
 
 BOTTOM_SLACK_PX = 24
 """Within this distance of the end, the list counts as "at the bottom" and follows new text."""
@@ -53,6 +54,11 @@ class MessageList(QScrollArea):
         self._follow = True
         self.verticalScrollBar().rangeChanged.connect(self._range_changed)
         self.verticalScrollBar().valueChanged.connect(self._value_changed)
+        follow_language(self, self.retranslate_ui)
+
+    def retranslate_ui(self) -> None:
+        """The list's name (its empty hint is the chat view's; each message rewrites its own texts)."""
+        self.setAccessibleName(self.tr("Messages"))
 
     def set_empty_hint(self, text: str) -> None:
         self.empty_hint.setText(text)

@@ -21,6 +21,7 @@ from app.ui.chat.citation_chip import CitationChip
 from app.ui.chat.flow_layout import FlowLayout
 from app.ui.chat.markdown_body import MarkdownBody
 from app.ui.chat.message_entries import MessageEntry
+from app.ui.i18n import follow_language
 
 COPIED_FEEDBACK_MS = 1500
 ERROR_COLOR = "#e53935"
@@ -53,9 +54,11 @@ class MessageWidget(QFrame):
         font = self.author.font()
         font.setBold(True)
         self.author.setFont(font)
-        self.previous_button = self._tool_button("‹", self.tr("Previous alternative"), self._show_previous)
+        self.previous_button = self._tool_button(self._show_previous)
+        self.previous_button.setText("‹")
         self.alternatives = QLabel(self)
-        self.next_button = self._tool_button("›", self.tr("Next alternative"), self._show_next)
+        self.next_button = self._tool_button(self._show_next)
+        self.next_button.setText("›")
         self.notes = QLabel(self)
         self.notes.setObjectName("messageNotes")
         icon = self.style().standardIcon(QStyle.StandardPixmap.SP_MessageBoxInformation)
@@ -75,10 +78,9 @@ class MessageWidget(QFrame):
         self.editor.setObjectName("messageEditor")
         self.editor.setVisible(False)
         self.editor.setFixedHeight(96)
-        self.save_edit_button = QPushButton(self.tr("Send"), self)
-        self.save_edit_button.setToolTip(self.tr("Ask the edited question; the original stays as an alternative"))
+        self.save_edit_button = QPushButton(self)
         self.save_edit_button.clicked.connect(self._submit_edit)
-        self.cancel_edit_button = QPushButton(self.tr("Cancel"), self)
+        self.cancel_edit_button = QPushButton(self)
         self.cancel_edit_button.clicked.connect(self.cancel_edit)
         self.edit_buttons = QWidget(self)
         edit_row = QHBoxLayout(self.edit_buttons)
@@ -97,15 +99,10 @@ class MessageWidget(QFrame):
         self.status.setWordWrap(True)
         self.status.setEnabled(False)  # drawn in the palette's muted text colour
 
-        self.copy_button = self._tool_button(self.tr("Copy"), self.tr("Copy the message"), self.copy_text)
-        self.edit_button = self._tool_button(self.tr("Edit"), self.tr("Edit and ask again (a new branch)"),
-                                             self.start_edit)
-        self.regenerate_button = self._tool_button(
-            self.tr("Regenerate"), self.tr("Write another answer (this one is kept as an alternative)"),
-            lambda: self.regenerate_requested.emit(self.entry.message.id))
-        self.continue_button = self._tool_button(
-            self.tr("Continue"), self.tr("Go on writing this answer"),
-            lambda: self.continue_requested.emit(self.entry.message.id))
+        self.copy_button = self._tool_button(self.copy_text)
+        self.edit_button = self._tool_button(self.start_edit)
+        self.regenerate_button = self._tool_button(lambda: self.regenerate_requested.emit(self.entry.message.id))
+        self.continue_button = self._tool_button(lambda: self.continue_requested.emit(self.entry.message.id))
         actions = QHBoxLayout()
         for button in (self.copy_button, self.edit_button, self.regenerate_button, self.continue_button):
             actions.addWidget(button)
@@ -113,7 +110,7 @@ class MessageWidget(QFrame):
         self._copied_timer = QTimer(self)
         self._copied_timer.setSingleShot(True)
         self._copied_timer.setInterval(COPIED_FEEDBACK_MS)
-        self._copied_timer.timeout.connect(lambda: self.copy_button.setText(self.tr("Copy")))
+        self._copied_timer.timeout.connect(self._show_copy_text)
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(12, 8, 12, 6)
@@ -128,15 +125,42 @@ class MessageWidget(QFrame):
         self._shown_text: str | None = None
         self._shown_citations: tuple[Citation, ...] | None = None
         self.update_entry(entry)
+        follow_language(self, self.retranslate_ui)
 
-    def _tool_button(self, text: str, tooltip: str, slot: object) -> QToolButton:
+    def _tool_button(self, slot: object) -> QToolButton:
         button = QToolButton(self)
-        button.setText(text)
-        button.setToolTip(tooltip)
-        button.setAccessibleName(tooltip)
         button.setAutoRaise(True)
         button.clicked.connect(slot)
         return button
+
+    def retranslate_ui(self) -> None:
+        """Texts in the current language, from the entry on show (the text and an edit in progress stay)."""
+        described = (
+            (self.previous_button, self.tr("Previous alternative")),
+            (self.next_button, self.tr("Next alternative")),
+            (self.copy_button, self.tr("Copy the message")),
+            (self.edit_button, self.tr("Edit and ask again (a new branch)")),
+            (self.regenerate_button, self.tr("Write another answer (this one is kept as an alternative)")),
+            (self.continue_button, self.tr("Go on writing this answer")),
+        )
+        for button, description in described:
+            button.setToolTip(description)
+            button.setAccessibleName(description)
+        self._show_copy_text()
+        self.edit_button.setText(self.tr("Edit"))
+        self.regenerate_button.setText(self.tr("Regenerate"))
+        self.continue_button.setText(self.tr("Continue"))
+        self.save_edit_button.setText(self.tr("Send"))
+        self.save_edit_button.setToolTip(self.tr("Ask the edited question; the original stays as an alternative"))
+        self.cancel_edit_button.setText(self.tr("Cancel"))
+        self.editor.setAccessibleName(self.tr("Edit the question"))
+        self.alternatives.setAccessibleName(self.tr("Alternative"))
+        self.notes.setAccessibleName(self.tr("Notes"))
+        self._show_author()
+        self._show_status(self.entry)
+
+    def _show_copy_text(self) -> None:
+        self.copy_button.setText(self.tr("Copied") if self._copied_timer.isActive() else self.tr("Copy"))
 
     # ---- content ----------------------------------------------------------------------------
     def update_entry(self, entry: MessageEntry, streamed_text: str | None = None) -> None:
@@ -153,10 +177,7 @@ class MessageWidget(QFrame):
             self._shown_text = text
         elif not entry.streaming:
             self.body.flush()  # the answer has ended: its last words as Markdown now
-        author = self.tr("You") if is_user else self.tr("Assistant")
-        if message.model and not is_user:
-            author += f" · {message.model}"
-        self.author.setText(author)
+        self._show_author()
         self._show_alternatives(entry)
         self._show_citations(message.citations if not entry.streaming else ())
         self._show_status(entry)
@@ -169,6 +190,14 @@ class MessageWidget(QFrame):
         self.copy_button.setEnabled(bool(text))
         if not self.editing:
             self.body.setVisible(bool(text) or entry.streaming or is_user)
+
+    def _show_author(self) -> None:
+        message = self.entry.message
+        is_user = message.role == "user"
+        author = self.tr("You") if is_user else self.tr("Assistant")
+        if message.model and not is_user:
+            author += f" · {message.model}"
+        self.author.setText(author)
 
     def append(self, piece: str) -> None:
         """More text of the answer being written."""
@@ -239,8 +268,8 @@ class MessageWidget(QFrame):
     # ---- actions ----------------------------------------------------------------------------
     def copy_text(self) -> None:
         QGuiApplication.clipboard().setText(self.text)
-        self.copy_button.setText(self.tr("Copied"))
         self._copied_timer.start()
+        self._show_copy_text()
 
     def start_edit(self) -> None:
         if self.entry.message.role != "user" or self.entry.busy:

@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLay
 
 from app.core.chat.models import Citation
 from app.ui.chat.citation_chip import chip_text
+from app.ui.i18n import follow_language
 
 POPUP_WIDTH = 420
 
@@ -36,7 +37,7 @@ class PassagePopup(QFrame):
         self.passage.setObjectName("passageText")
         self.passage.setWordWrap(True)
         self.passage.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.open_button = QPushButton(self.tr("Open the file"), self)
+        self.open_button = QPushButton(self)
         self.open_button.clicked.connect(self._open)
         buttons = QHBoxLayout()
         buttons.addStretch(1)
@@ -47,16 +48,30 @@ class PassagePopup(QFrame):
         layout.addWidget(self.location)
         layout.addWidget(self.passage)
         layout.addLayout(buttons)
+        self._file_exists = False
+        follow_language(self, self.retranslate_ui)
+
+    def retranslate_ui(self) -> None:
+        self.open_button.setText(self.tr("Open the file"))
+        self.passage.setAccessibleName(self.tr("Passage"))
+        self._show_texts()
+
+    def _show_texts(self) -> None:
+        """Where the cited file is and its passage, in the current language."""
+        citation = self.citation
+        if citation is None:
+            return
+        self.location.setText(citation.path if self._file_exists
+                              else self.tr("{0} (the file is no longer there)").format(citation.path))
+        self.passage.setText(citation.excerpt or self.tr("No passage text was kept for this source."))
 
     def show_citation(self, citation: Citation, at: QPoint) -> None:
         """Fill the popup for ``citation`` and show it with its top-left corner at global ``at``."""
         self.citation = citation
         self.title.setText(chip_text(citation))
-        exists = Path(citation.path).is_file()
-        location = citation.path if exists else self.tr("{0} (the file is no longer there)").format(citation.path)
-        self.location.setText(location)
-        self.passage.setText(citation.excerpt or self.tr("No passage text was kept for this source."))
-        self.open_button.setEnabled(exists)
+        self._file_exists = Path(citation.path).is_file()
+        self._show_texts()
+        self.open_button.setEnabled(self._file_exists)
         self.adjustSize()
         self.move(at)
         self.show()

@@ -26,18 +26,25 @@ def search_matches_by_conversation(matches: Iterable[SearchMatch]) -> dict[str, 
 def conversation_item(conversation: Conversation, running: bool, match: SearchMatch | None,
                       untitled: str) -> QListWidgetItem:
     """A list item for ``conversation``; its id is under ``ID_ROLE``."""
+    text, tooltip = conversation_texts(conversation, running, match, untitled)
+    item = QListWidgetItem(text)
+    item.setData(ID_ROLE, conversation.id)
+    item.setToolTip(tooltip)
+    return item
+
+
+def conversation_texts(conversation: Conversation, running: bool, match: SearchMatch | None,
+                       untitled: str) -> tuple[str, str]:
+    """The item's text (marks, title, search snippet) and tooltip, in the current language."""
     marks = [mark for mark, on in ((PINNED_MARK, conversation.pinned), (RUNNING_MARK, running)) if on]
     title = conversation.title or untitled
     text = " ".join([*marks, title])
     if match is not None:
         text += "\n" + match.snippet
-    item = QListWidgetItem(text)
-    item.setData(ID_ROLE, conversation.id)
     updated = datetime.fromtimestamp(conversation.updated_at).strftime("%Y-%m-%d %H:%M")
     tooltip = [title, updated]
     if conversation.pinned:
         tooltip.append(QCoreApplication.translate("ConversationSidebar", "Pinned"))
     if running:
         tooltip.append(QCoreApplication.translate("ConversationSidebar", "Writing an answer…"))
-    item.setToolTip("\n".join(tooltip))
-    return item
+    return text, "\n".join(tooltip)

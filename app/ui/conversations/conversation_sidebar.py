@@ -21,8 +21,15 @@ from PySide6.QtWidgets import (
 from app.core.chat.models import Conversation, SearchMatch
 from app.core.chat.store import ConversationStore
 from app.ui.bridge import Bridge
-from app.ui.conversations.conversation_item import ID_ROLE, conversation_item, search_matches_by_conversation
+from app.ui.conversations.conversation_item import (
+    ID_ROLE,
+    conversation_item,
+    conversation_texts,
+    search_matches_by_conversation,
+)
 from app.ui.conversations.selection_memory import SelectionMemory
+from app.ui.i18n import follow_language
+from app.ui.icons import themed_icon
 
 SEARCH_DELAY_MS = 200
 SEARCH_LANE = "conversation-search"
@@ -52,18 +59,20 @@ class ConversationSidebar(QWidget):
         self._running: frozenset[str] = frozenset()
         self._hidden: set[str] = set()
         self._matches: dict[str, SearchMatch] | None = None
+        self._shown: dict[str, Conversation] = {}
+        """The conversations in the list as last read (their rows are rewritten from these after a language switch)."""
         pool = QThreadPool(self)
         pool.setMaxThreadCount(1)
         self._bridge = Bridge(self, pool)
 
-        self.new_button = QPushButton(self.tr("New chat"), self)
+        self.new_button = QPushButton(self)
         self.new_button.setObjectName("newChatButton")
-        self.new_button.setShortcut(QKeySequence.StandardKey.New)
+        self.new_button.setIcon(themed_icon("new-chat"))
         self.new_button.clicked.connect(self.new_conversation)
         self.search = QLineEdit(self)
         self.search.setObjectName("conversationSearch")
-        self.search.setPlaceholderText(self.tr("Search conversations"))
         self.search.setClearButtonEnabled(True)
+        self.search.addAction(themed_icon("search"), QLineEdit.ActionPosition.LeadingPosition)
         self._search_timer = QTimer(self)
         self._search_timer.setSingleShot(True)
         self._search_timer.setInterval(SEARCH_DELAY_MS)
@@ -71,31 +80,54 @@ class ConversationSidebar(QWidget):
         self.search.textChanged.connect(lambda _text: self._search_timer.start())
         self.list = QListWidget(self)
         self.list.setObjectName("conversationList")
-        self.list.setAccessibleName(self.tr("Conversations"))
         self.list.setWordWrap(False)
         self.list.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.list.customContextMenuRequested.connect(self._context_menu)
         self.list.currentItemChanged.connect(self._current_changed)
-        self.rename_action = self._action(self.tr("Rename…"), self.rename_current, QKeySequence("F2"))
-        self.pin_action = self._action(self.tr("Pin"), self.toggle_pin_current, None)
-        self.delete_action = self._action(self.tr("Delete…"), self.delete_current, QKeySequence.StandardKey.Delete)
+        self.rename_action = self._action(self.rename_current, QKeySequence("F2"))
+        self.pin_action = self._action(self.toggle_pin_current, None)
+        self.delete_action = self._action(self.delete_current, QKeySequence.StandardKey.Delete)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 8, 4, 8)
         layout.setSpacing(6)
         layout.addWidget(self.new_button)
         layout.addWidget(self.search)
         layout.addWidget(self.list, 1)
+        follow_language(self, self.retranslate_ui)
 
-    def _action(self, text: str, slot: Callable[[], object],
+    def _action(self, slot: Callable[[], object],
                 shortcut: QKeySequence | QKeySequence.StandardKey | None) -> QAction:
-        action = QAction(text, self.list)
+        action = QAction(self.list)
         if shortcut is not None:
             action.setShortcut(QKeySequence(shortcut))
             action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
             self.list.addAction(action)
         action.triggered.connect(slot)
         return action
+
+    def retranslate_ui(self) -> None:
+        """Texts in the current language; the list keeps its rows, selection and scroll position."""
+        self.new_button.setText(self.tr("New chat"))
+        self.new_button.setShortcut(QKeySequence.StandardKey.New)  # after the text: setText drops the shortcut
+        self.new_button.setToolTip(self.tr("Start a new conversation ({0})").format(
+            self.new_button.shortcut().toString(QKeySequence.SequenceFormat.NativeText)))
+        self.search.setPlaceholderText(self.tr("Search conversations"))
+        self.search.setAccessibleName(self.tr("Search conversations"))
+        self.list.setAccessibleName(self.tr("Conversations"))
+        self.rename_action.setText(self.tr("Rename…"))
+        self.pin_action.setText(self.tr("Pin"))
+        self.delete_action.setText(self.tr("Delete…"))
+        for row in range(self.list.count()):
+            item = self.list.item(row)
+            conversation = self._shown.get(str(item.data(ID_ROLE)))
+            if conversation is None:
+                continue
+            match = self._matches.get(conversation.id) if self._matches is not None else None
+            text, tooltip = conversation_texts(conversation, conversation.id in self._running, match,
+                                               self.tr("New chat"))
+            item.setText(text)
+            item.setToolTip(tooltip)
 
     # ---- the list ---------------------------------------------------------------------------
     @property
@@ -126,6 +158,7 @@ class ConversationSidebar(QWidget):
 
     def _fill(self, conversations: Sequence[Conversation], wanted: str | None) -> None:
         previous = self.selected_id
+        self._shown = {conversation.id: conversation for conversation in conversations}
         self.list.blockSignals(True)
         try:
             self.list.clear()

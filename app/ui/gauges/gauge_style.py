@@ -1,11 +1,14 @@
-"""Colours and names of the gauges' memory segments and pools (one place, so bar and legend agree)."""
+"""Colours and names of the gauges' memory segments, pools and plot lines (one place, so bar and legend agree)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from PySide6.QtCore import QCoreApplication
-from PySide6.QtGui import QColor
+from PySide6.QtGui import QColor, QPalette
 
 from app.core.services.gauge_readings import PoolKey, SegmentKey
+from app.ui.theme import is_dark
 
 SEGMENT_COLORS: dict[SegmentKey, str] = {
     "app": "#7e57c2",
@@ -22,7 +25,25 @@ SEGMENT_ORDER: tuple[SegmentKey, ...] = tuple(SEGMENT_COLORS)
 CONTEXT = "Gauges"
 
 
+@dataclass(frozen=True)
+class PlotColors:
+    """The speed plot's lines: decode tokens/s and the bandwidth roofline."""
+
+    decode: str
+    roofline: str
+
+
+LIGHT_PLOT = PlotColors(decode="#1e88e5", roofline="#e53935")
+DARK_PLOT = PlotColors(decode="#64b5f6", roofline="#ef9a9a")  # lighter tones: they read on a dark base
+
+
+def plot_colors(palette: QPalette) -> PlotColors:
+    """The line colours for a widget drawn with ``palette`` (read at paint time, so they follow the theme)."""
+    return DARK_PLOT if is_dark(palette) else LIGHT_PLOT
+
+
 def segment_color(key: SegmentKey) -> QColor:
+    """A memory segment's fill: mid tones that read on light and dark bases alike."""
     return QColor(SEGMENT_COLORS[key])
 
 

@@ -7,6 +7,7 @@ from PySide6.QtWidgets import QFrame, QScrollArea, QVBoxLayout, QWidget
 from app.core.services.gauge_readings import GaugeSnapshot
 from app.ui.gauges.memory_gauge import MemoryGauge
 from app.ui.gauges.speed_gauge import SpeedGauge
+from app.ui.i18n import follow_language
 
 
 class GaugesPanel(QScrollArea):
@@ -32,6 +33,10 @@ class GaugesPanel(QScrollArea):
         layout.addStretch(1)
         self.setWidget(body)
         self.setMinimumWidth(280)
+        follow_language(self, self.retranslate_ui)
+
+    def retranslate_ui(self) -> None:
+        self.setAccessibleName(self.tr("Gauges"))
 
     def show_snapshot(self, snapshot: GaugeSnapshot) -> None:
         self.memory_gauge.show_snapshot(snapshot)

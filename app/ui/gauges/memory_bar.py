@@ -8,6 +8,7 @@ from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from app.core.services.gauge_readings import MemoryBarReading
 from app.ui.gauges.gauge_style import format_gib, segment_color, segment_name
+from app.ui.i18n import follow_language
 
 BAR_HEIGHT = 22
 
@@ -20,8 +21,13 @@ class MemoryBar(QWidget):
         self.setObjectName("memoryBar")
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.setMinimumHeight(BAR_HEIGHT)
-        self.setAccessibleName(self.tr("Memory bar"))
         self.reading: MemoryBarReading | None = None
+        follow_language(self, self.retranslate_ui)
+
+    def retranslate_ui(self) -> None:
+        self.setAccessibleName(self.tr("Memory bar"))
+        if self.reading is not None:
+            self.set_reading(self.reading)
 
     def sizeHint(self) -> QSize:
         return QSize(240, BAR_HEIGHT)

@@ -8,25 +8,26 @@ from app.core.services.gauge_readings import GaugeSnapshot, MemoryBarReading
 from app.ui.gauges.gauge_style import format_gib, pool_name
 from app.ui.gauges.memory_bar import MemoryBar
 from app.ui.gauges.memory_legend import MemoryLegend
+from app.ui.i18n import follow_language
 
 MAX_BARS = 2
 
 
 class MemoryGauge(QWidget):
-    """Shows the memory part of a GaugeSnapshot."""
+    """Shows the memory part of a GaugeSnapshot (the last one is kept, so a language switch writes it again)."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("memoryGauge")
-        self.setAccessibleName(self.tr("Memory gauge"))
-        title = QLabel(self.tr("Memory"), self)
-        title.setObjectName("gaugeTitle")
-        font = title.font()
+        self.snapshot: GaugeSnapshot | None = None
+        self.title = QLabel(self)
+        self.title.setObjectName("gaugeTitle")
+        font = self.title.font()
         font.setBold(True)
-        title.setFont(font)
+        self.title.setFont(font)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(title)
+        layout.addWidget(self.title)
         self.captions: list[QLabel] = []
         self.bars: list[MemoryBar] = []
         self.legends: list[MemoryLegend] = []
@@ -45,9 +46,18 @@ class MemoryGauge(QWidget):
         self.summary.setObjectName("memorySummary")
         self.summary.setWordWrap(True)
         layout.addWidget(self.summary)
-        self.summary.setText(self.tr("Reading memory…"))
+        follow_language(self, self.retranslate_ui)
+
+    def retranslate_ui(self) -> None:
+        self.setAccessibleName(self.tr("Memory gauge"))
+        self.title.setText(self.tr("Memory"))
+        if self.snapshot is None:
+            self.summary.setText(self.tr("Reading memory…"))
+        else:
+            self.show_snapshot(self.snapshot)
 
     def show_snapshot(self, snapshot: GaugeSnapshot) -> None:
+        self.snapshot = snapshot
         for index in range(MAX_BARS):
             reading = snapshot.bars[index] if index < len(snapshot.bars) else None
             for widget in (self.captions[index], self.bars[index], self.legends[index]):

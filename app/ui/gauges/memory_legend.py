@@ -7,6 +7,7 @@ from PySide6.QtWidgets import QGridLayout, QLabel, QWidget
 
 from app.core.services.gauge_readings import MemoryBarReading, SegmentKey
 from app.ui.gauges.gauge_style import SEGMENT_COLORS, SEGMENT_ORDER, format_gib, segment_name
+from app.ui.i18n import follow_language
 
 SWATCH_SIZE = 10
 
@@ -29,7 +30,7 @@ class MemoryLegend(QWidget):
             fill = "transparent" if key == "free" else SEGMENT_COLORS[key]  # free is the bar's empty background
             border = "#9e9e9e" if key == "free" else SEGMENT_COLORS[key]
             swatch.setStyleSheet(f"background: {fill}; border: 1px solid {border}; border-radius: 2px;")
-            name = QLabel(segment_name(key), self)
+            name = QLabel(self)
             size = QLabel(self)
             size.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
             share = QLabel(self)
@@ -39,8 +40,17 @@ class MemoryLegend(QWidget):
                 self._grid.addWidget(widget, row, column)
                 widget.setVisible(False)
             self._rows[key] = (swatch, name, size, share)
+        self.reading: MemoryBarReading | None = None
+        follow_language(self, self.retranslate_ui)
+
+    def retranslate_ui(self) -> None:
+        for key, (_, name, _, _) in self._rows.items():
+            name.setText(segment_name(key))
+        if self.reading is not None:
+            self.set_reading(self.reading)
 
     def set_reading(self, reading: MemoryBarReading) -> None:
+        self.reading = reading
         present = {segment.key: segment.bytes for segment in reading.segments}
         for key, widgets in self._rows.items():
             shown = key in present

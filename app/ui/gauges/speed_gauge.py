@@ -8,55 +8,70 @@ from PySide6.QtWidgets import QGridLayout, QLabel, QVBoxLayout, QWidget
 from app.core.services.gauge_readings import GaugeSnapshot, SpeedReading
 from app.ui.gauges.gauge_style import format_rate
 from app.ui.gauges.speed_history_plot import SpeedHistoryPlot
+from app.ui.i18n import follow_language
 
 DASH = "–"
 
 
 class SpeedGauge(QWidget):
-    """Shows the speed part of a GaugeSnapshot."""
+    """Shows the speed part of a GaugeSnapshot (the last one is kept, so a language switch writes it again)."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("speedGauge")
-        self.setAccessibleName(self.tr("Speed gauge"))
-        title = QLabel(self.tr("Speed"), self)
-        title.setObjectName("gaugeTitle")
-        font = title.font()
+        self.snapshot: GaugeSnapshot | None = None
+        self.title = QLabel(self)
+        self.title.setObjectName("gaugeTitle")
+        font = self.title.font()
         font.setBold(True)
-        title.setFont(font)
+        self.title.setFont(font)
         grid = QGridLayout()
         grid.setHorizontalSpacing(10)
         grid.setVerticalSpacing(2)
         grid.setColumnStretch(1, 1)
         self.values: dict[str, QLabel] = {}
-        rows = (
-            ("ttft", self.tr("Time to first token")),
-            ("prefill", self.tr("Prefill")),
-            ("decode", self.tr("Decode")),
-            ("roofline", self.tr("Bandwidth limit")),
-            ("chats", self.tr("Chats")),
-        )
-        for row, (key, name) in enumerate(rows):
-            label = QLabel(name, self)
+        self.names: dict[str, QLabel] = {}
+        for row, key in enumerate(("ttft", "prefill", "decode", "roofline", "chats")):
+            label = QLabel(self)
             value = QLabel(DASH, self)
             value.setObjectName(f"speed:{key}")
             value.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-            value.setAccessibleName(name)
             label.setBuddy(value)
             grid.addWidget(label, row, 0)
             grid.addWidget(value, row, 1)
             self.values[key] = value
+            self.names[key] = label
         self.history = SpeedHistoryPlot(self)
         self.note = QLabel(self)
         self.note.setWordWrap(True)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(title)
+        layout.addWidget(self.title)
         layout.addLayout(grid)
         layout.addWidget(self.history)
         layout.addWidget(self.note)
+        follow_language(self, self.retranslate_ui)
+
+    def retranslate_ui(self) -> None:
+        self.setAccessibleName(self.tr("Speed gauge"))
+        self.title.setText(self.tr("Speed"))
+        names = {
+            "ttft": self.tr("Time to first token"), "prefill": self.tr("Prefill"), "decode": self.tr("Decode"),
+            "roofline": self.tr("Bandwidth limit"), "chats": self.tr("Chats"),
+        }
+        for key, name in names.items():
+            self.names[key].setText(name)
+            self.values[key].setAccessibleName(name)
+        if self.snapshot is not None:
+            self._show_values(self.snapshot)
 
     def show_snapshot(self, snapshot: GaugeSnapshot) -> None:
+        self.snapshot = snapshot
+        self._show_values(snapshot)
+        speed = snapshot.speed
+        self.history.add_sample(snapshot.taken_at, speed.decode_tok_s, speed.roofline_tok_s)
+
+    def _show_values(self, snapshot: GaugeSnapshot) -> None:
         speed = snapshot.speed
         self.values["ttft"].setText(self._seconds(speed.last_ttft_s))
         self.values["prefill"].setText(self._rate(speed.prefill_tok_s, speed.last_prefill_tok_s))
@@ -65,7 +80,6 @@ class SpeedGauge(QWidget):
         self.values["chats"].setText(
             self.tr("{0} running, {1} waiting").format(speed.running_requests, speed.waiting_requests)
         )
-        self.history.add_sample(snapshot.taken_at, speed.decode_tok_s, speed.roofline_tok_s)
         if not snapshot.model_loaded:
             self.note.setText(self.tr("Load a model to see its speed."))
         elif speed.kv_cells_capacity:

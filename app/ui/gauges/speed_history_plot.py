@@ -8,11 +8,10 @@ from PySide6.QtCore import QPointF, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QPainter, QPainterPath, QPaintEvent, QPalette, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
-from app.ui.gauges.gauge_style import format_rate
+from app.ui.gauges.gauge_style import format_rate, plot_colors
+from app.ui.i18n import follow_language
 
 HISTORY_S = 60.0
-DECODE_COLOR = "#1e88e5"
-ROOFLINE_COLOR = "#e53935"
 
 
 class SpeedHistoryPlot(QWidget):
@@ -21,11 +20,16 @@ class SpeedHistoryPlot(QWidget):
     def __init__(self, parent: QWidget | None = None, history_s: float = HISTORY_S) -> None:
         super().__init__(parent)
         self.setObjectName("speedHistory")
-        self.setAccessibleName(self.tr("Decode speed history"))
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.setMinimumHeight(90)
         self._history_s = history_s
         self.samples: deque[tuple[float, float | None, float | None]] = deque()
+        follow_language(self, self.retranslate_ui)
+
+    def retranslate_ui(self) -> None:
+        """Its name; the texts drawn on the plot follow at the next paint."""
+        self.setAccessibleName(self.tr("Decode speed history"))
+        self.update()
 
     def sizeHint(self) -> QSize:
         return QSize(240, 110)
@@ -78,9 +82,9 @@ class SpeedHistoryPlot(QWidget):
                 return QPointF(x, plot.bottom() - value / y_max * plot.height())
 
             self._draw_series(painter, [(at, roof) for at, _, roof in self.samples], point,
-                              QPen(QColor(ROOFLINE_COLOR), 1.2, Qt.PenStyle.DashLine))
+                              QPen(QColor(plot_colors(palette).roofline), 1.2, Qt.PenStyle.DashLine))
             self._draw_series(painter, [(at, decode) for at, decode, _ in self.samples], point,
-                              QPen(QColor(DECODE_COLOR), 2.0))
+                              QPen(QColor(plot_colors(palette).decode), 2.0))
         painter.end()
 
     @staticmethod

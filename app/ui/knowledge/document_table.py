@@ -11,9 +11,9 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTreeWidget, QTree
 
 from app.core.kb.catalog import DocumentRecord, DocumentStatus
 from app.ui.knowledge.knowledge_texts import document_status_text, failure_detail
+from app.ui.theme import status_colors
 
 ID_ROLE = Qt.ItemDataRole.UserRole
-FAILED_COLOUR = QColor("#c5221f")
 NAME, STATUS, PAGES, CHUNKS = range(4)
 
 
@@ -46,7 +46,7 @@ class DocumentTable(QTreeWidget):
                 self._fill(item, record)
 
     def changeEvent(self, event: QEvent) -> None:
-        if event.type() == QEvent.Type.LanguageChange:
+        if event.type() in (QEvent.Type.LanguageChange, QEvent.Type.PaletteChange):  # texts, failure colour
             self.retranslate_ui()
         super().changeEvent(event)
 
@@ -83,7 +83,7 @@ class DocumentTable(QTreeWidget):
             item.setTextAlignment(column, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         failed = record.status is DocumentStatus.FAILED
         item.setToolTip(STATUS, failure_detail(record) if failed else (record.notes or ""))
-        item.setForeground(STATUS, QBrush(FAILED_COLOUR) if failed else QBrush())
+        item.setForeground(STATUS, QBrush(QColor(status_colors(self.palette()).bad)) if failed else QBrush())
 
     def record(self, document_id: int) -> DocumentRecord | None:
         return self._records.get(document_id)

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QMessageBox, QPu
 from app.core.kb.catalog import DocumentRecord, DocumentStatus
 from app.core.services.indexing import IndexingJob
 from app.ui.bridge import Bridge
+from app.ui.icons import themed_icon
 from app.ui.knowledge.document_table import DocumentTable
 from app.ui.knowledge.file_drops import install_file_drop
 from app.ui.knowledge.indexing_progress_view import IndexingProgressView
@@ -62,20 +63,25 @@ class KnowledgeBasePanel(QWidget):
         self.hint.setWordWrap(True)
         self.add_files_button = QPushButton(self)
         self.add_files_button.setObjectName("addFilesButton")
+        self.add_files_button.setIcon(themed_icon("add-files"))
         self.add_files_button.clicked.connect(self.choose_files)
         self.add_folder_button = QPushButton(self)
         self.add_folder_button.setObjectName("addFolderButton")
+        self.add_folder_button.setIcon(themed_icon("folder"))
         self.add_folder_button.clicked.connect(self.choose_folder)
         self.table = DocumentTable(self)
         self.table.itemSelectionChanged.connect(self._selection_changed)
         self.reindex_button = QPushButton(self)
         self.reindex_button.setObjectName("reindexButton")
+        self.reindex_button.setIcon(themed_icon("reindex"))
         self.reindex_button.clicked.connect(self.reindex_selected)
         self.remove_button = QPushButton(self)
         self.remove_button.setObjectName("removeDocumentButton")
+        self.remove_button.setIcon(themed_icon("remove"))
         self.remove_button.clicked.connect(self.remove_selected)
         self.reveal_button = QPushButton(self)
         self.reveal_button.setObjectName("revealDocumentButton")
+        self.reveal_button.setIcon(themed_icon("reveal"))
         self.reveal_button.clicked.connect(self.reveal_selected)
         self.details = QLabel(self)
         self.details.setObjectName("documentDetails")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import QEvent
 from PySide6.QtWidgets import QDockWidget, QWidget
 
+from app.ui.icons import themed_icon
 from app.ui.knowledge.knowledge_base_panel import KnowledgeBasePanel
 
 DOCK_OBJECT_NAME = "knowledgeDock"
@@ -18,6 +19,8 @@ class KnowledgeDock(QDockWidget):
         self.setObjectName(DOCK_OBJECT_NAME)
         self.panel = panel
         self.setWidget(panel)
+        self.setWindowIcon(themed_icon("knowledge-base"))  # shown on its tab beside the gauges
+        self.toggleViewAction().setIcon(themed_icon("knowledge-base"))
         self.retranslate_ui()
 
     def retranslate_ui(self) -> None:

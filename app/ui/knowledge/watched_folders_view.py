@@ -7,6 +7,8 @@ from collections.abc import Sequence
 from PySide6.QtCore import QEvent, Qt, Signal, SignalInstance
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QPushButton, QVBoxLayout, QWidget
 
+from app.ui.icons import themed_icon
+
 PATH_ROLE = Qt.ItemDataRole.UserRole
 
 
@@ -33,9 +35,11 @@ class WatchedFoldersView(QWidget):
         self.list.itemSelectionChanged.connect(self._update_buttons)
         self.reveal_button = QPushButton(self)
         self.reveal_button.setObjectName("revealFolderButton")
+        self.reveal_button.setIcon(themed_icon("reveal"))
         self.reveal_button.clicked.connect(lambda: self._emit_for_selected(self.reveal_requested))
         self.stop_button = QPushButton(self)
         self.stop_button.setObjectName("stopWatchingButton")
+        self.stop_button.setIcon(themed_icon("stop"))
         self.stop_button.clicked.connect(lambda: self._emit_for_selected(self.stop_watching_requested))
         buttons = QHBoxLayout()
         buttons.addWidget(self.reveal_button)

@@ -70,7 +70,7 @@ class CatalogTree(QTreeWidget):
             self._fill_model(model)
 
     def changeEvent(self, event: QEvent) -> None:
-        if event.type() == QEvent.Type.LanguageChange:
+        if event.type() in (QEvent.Type.LanguageChange, QEvent.Type.PaletteChange):  # texts, badge colours
             self.retranslate_ui()
         super().changeEvent(event)
 
@@ -85,7 +85,7 @@ class CatalogTree(QTreeWidget):
                   if (model.id, variant.id) in self._fits]
         best = min(badges, key=BADGE_ORDER.index, default=None)
         item.setText(FIT, badge_text(best) if best is not None else "")
-        item.setForeground(FIT, QBrush(badge_colour(best)) if best is not None else QBrush())
+        item.setForeground(FIT, QBrush(badge_colour(best, self.palette())) if best is not None else QBrush())
         for variant in model.variants:
             self._fill_variant(model, variant)
 
@@ -98,7 +98,7 @@ class CatalogTree(QTreeWidget):
         fit = self._fits.get(key)
         item.setText(FIT, badge_text(fit.badge) if fit is not None else self.tr("…"))
         item.setToolTip(FIT, fit_reason(fit) if fit is not None else "")
-        item.setForeground(FIT, QBrush(badge_colour(fit.badge)) if fit is not None else QBrush())
+        item.setForeground(FIT, QBrush(badge_colour(fit.badge, self.palette())) if fit is not None else QBrush())
         item.setText(STATE, self._states.get(key, ""))
 
     def show_fits(self, fits: tuple[VariantFit, ...]) -> None:

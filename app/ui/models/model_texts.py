@@ -4,16 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from PySide6.QtGui import QColor
+from PySide6.QtGui import QColor, QPalette
 
 from app.core.hardware.report import HardwareReport
 from app.core.models.fit import VariantFit
 from app.core.models.progress import DownloadProgress
 from app.core.models.units import human_size
 from app.ui.i18n import duration_text, translate
+from app.ui.theme import status_colors
 
 GIB = 1024**3
-BADGE_COLOURS = {"fits": "#1e8e3e", "tight": "#b06000", "too_big": "#c5221f", "unsupported": "#5f6368"}
 SHOWN_LANGUAGES = 3
 # Every translate() names its context ("ModelTexts") literally: pyside6-lupdate reads only literals.
 
@@ -29,8 +29,11 @@ def badge_text(badge: str) -> str:
     return texts.get(badge, badge)
 
 
-def badge_colour(badge: str) -> QColor:
-    return QColor(BADGE_COLOURS.get(badge, "#5f6368"))
+def badge_colour(badge: str, palette: QPalette) -> QColor:
+    """The badge's colour on ``palette`` (lighter tones on a dark theme)."""
+    colors = status_colors(palette)
+    roles: dict[str, str] = {"fits": colors.good, "tight": colors.warning, "too_big": colors.bad}
+    return QColor(roles.get(badge, colors.muted))
 
 
 def gib(byte_count: int) -> str:

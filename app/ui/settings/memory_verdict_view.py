@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
+
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFrame, QLabel, QVBoxLayout, QWidget
 
+from app.ui.i18n import follow_language
 from app.ui.settings.verdict_planning import Verdict, format_gib, format_tokens
 
 VERDICT_COLORS = {"unknown": "#9e9e9e", "fits": "#43a047", "short": "#e53935"}
@@ -15,7 +19,10 @@ BACKEND_NAMES = {"llamacpp": "llama.cpp", "vllm": "vLLM"}
 
 
 class MemoryVerdictView(QFrame):
-    """Shows a Verdict: "Fits: 14.2 of 28.0 GiB free" or "Needs 31.0 GiB, 28.0 GiB free: lower …"."""
+    """Shows a Verdict: "Fits: 14.2 of 28.0 GiB free" or "Needs 31.0 GiB, 28.0 GiB free: lower …".
+
+    It keeps what it was last asked to show, so a language switch writes it again.
+    """
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -24,7 +31,6 @@ class MemoryVerdictView(QFrame):
         self.headline = QLabel(self)
         self.headline.setObjectName("verdictHeadline")
         self.headline.setWordWrap(True)
-        self.headline.setAccessibleName(self.tr("Memory verdict"))
         font = self.headline.font()
         font.setBold(True)
         self.headline.setFont(font)
@@ -32,7 +38,6 @@ class MemoryVerdictView(QFrame):
         self.detail.setObjectName("verdictDetail")
         self.detail.setWordWrap(True)
         self.detail.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.detail.setAccessibleName(self.tr("Memory plan details"))
         layout = QVBoxLayout(self)
         layout.setContentsMargins(10, 6, 10, 6)
         layout.setSpacing(2)
@@ -40,16 +45,25 @@ class MemoryVerdictView(QFrame):
         layout.addWidget(self.detail)
         self.verdict: Verdict | None = None
         self.fits: bool | None = None
-        self.show_waiting()
+        self._show_again: Callable[[], None] = self.show_waiting
+        follow_language(self, self.retranslate_ui)
+
+    def retranslate_ui(self) -> None:
+        self.headline.setAccessibleName(self.tr("Memory verdict"))
+        self.detail.setAccessibleName(self.tr("Memory plan details"))
+        self._show_again()
 
     def show_waiting(self) -> None:
         """Before the first verdict (the probe or the planner is still running)."""
+        self._show_again = self.show_waiting
         self._show(self.tr("Memory: working it out…"), "", None)
 
     def show_failure(self, reason: str) -> None:
+        self._show_again = partial(self.show_failure, reason)
         self._show(self.tr("Memory: could not plan ({0})").format(reason), "", False)
 
     def show_verdict(self, verdict: Verdict) -> None:
+        self._show_again = partial(self.show_verdict, verdict)
         self.verdict = verdict
         plan = verdict.plan
         if verdict.model_path is None:

@@ -7,31 +7,44 @@ from pathlib import Path
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLineEdit, QMenu, QToolButton, QWidget
 
+from app.ui.i18n import TextSource, follow_language, rendered
+
 
 class PathField(QWidget):
-    """Path text plus a Browse menu; ``text_edited`` fires for typing and for a chosen path."""
+    """Path text plus a Browse menu; ``text_edited`` fires for typing and for a chosen path.
+
+    ``accessible_name`` names the field (a function: written again after a language switch).
+    """
 
     text_edited = Signal(str)
 
-    def __init__(self, accessible_name: str, parent: QWidget | None = None) -> None:
+    def __init__(self, accessible_name: TextSource, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self._accessible_name = accessible_name
         self.line_edit = QLineEdit(self)
-        self.line_edit.setAccessibleName(accessible_name)
         self.line_edit.setClearButtonEnabled(True)
-        self.line_edit.setPlaceholderText(self.tr("No path chosen"))
         self.browse_button = QToolButton(self)
-        self.browse_button.setText(self.tr("Browse…"))
-        self.browse_button.setAccessibleName(self.tr("Browse for {0}").format(accessible_name))
         self.browse_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         menu = QMenu(self.browse_button)
-        menu.addAction(self.tr("Choose a file…"), self._choose_file)
-        menu.addAction(self.tr("Choose a folder…"), self._choose_folder)
+        self.choose_file_action = menu.addAction("", self._choose_file)
+        self.choose_folder_action = menu.addAction("", self._choose_folder)
         self.browse_button.setMenu(menu)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.line_edit, stretch=1)
         layout.addWidget(self.browse_button)
         self.line_edit.textEdited.connect(self.text_edited)
+        follow_language(self, self.retranslate_ui)
+
+    def retranslate_ui(self) -> None:
+        name = rendered(self._accessible_name)
+        self.line_edit.setAccessibleName(name)
+        self.line_edit.setPlaceholderText(self.tr("No path chosen"))
+        self.browse_button.setText(self.tr("Browse…"))
+        self.browse_button.setAccessibleName(self.tr("Browse for {0}").format(name))
+        self.browse_button.setToolTip(self.tr("Choose a file or a folder"))
+        self.choose_file_action.setText(self.tr("Choose a file…"))
+        self.choose_folder_action.setText(self.tr("Choose a folder…"))
 
     def text(self) -> str:
         return self.line_edit.text()

@@ -27,6 +27,7 @@ from app.core.config import (
     validate_value,
 )
 from app.core.config.schema import same_value
+from app.ui.i18n import follow_language
 from app.ui.settings.declaration_text import declared, reason_text
 from app.ui.settings.path_field import PathField
 from app.ui.settings.setting_double_spin_box import SettingDoubleSpinBox
@@ -55,16 +56,14 @@ class SettingEditor(QWidget):
         self._rule_error: str | None = None
         self._value: SettingValue | None = value
         self.reveal_button: QToolButton | None = None
-        title = declared(spec.title)
-        self.control: Control = self._make_control(title)
-        self.control.setToolTip(self._tooltip())
+        self.unit_label: QLabel | None = None
+        self.control: Control = self._make_control()
         self.error_label = self._small_label("settingError")
         self.error_label.setStyleSheet(f"color: {ERROR_COLOR};")
         self.note_label = self._small_label("settingNote")
         self.note_label.setForegroundRole(QPalette.ColorRole.Link)
         self.help_label = self._small_label("settingHelp")
         self.help_label.setForegroundRole(QPalette.ColorRole.PlaceholderText)
-        self.help_label.setText(declared(spec.description))
         self.help_label.setVisible(True)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 4)
@@ -73,9 +72,9 @@ class SettingEditor(QWidget):
         row.setSpacing(6)
         row.addWidget(self.control, stretch=1 if isinstance(self.control, (QLineEdit, PathField)) else 0)
         if spec.unit and isinstance(self.control, (SettingSpinBox, SettingDoubleSpinBox)):
-            unit = QLabel(declared(spec.unit), self)
-            unit.setObjectName("settingUnit")
-            row.addWidget(unit)
+            self.unit_label = QLabel(self)
+            self.unit_label.setObjectName("settingUnit")
+            row.addWidget(self.unit_label)
         if self.reveal_button is not None:
             row.addWidget(self.reveal_button)
         if not isinstance(self.control, (QLineEdit, PathField)):
@@ -85,6 +84,27 @@ class SettingEditor(QWidget):
         layout.addWidget(self.error_label)
         layout.addWidget(self.help_label)
         self.set_value(value)
+        follow_language(self, self.retranslate_ui)
+
+    def retranslate_ui(self) -> None:
+        """The declared texts (title, description, unit, choice labels) in the current language; values stay."""
+        spec, control = self.spec, self.control
+        title = declared(spec.title)
+        if isinstance(control, QCheckBox):
+            control.setText(title)
+        elif isinstance(control, QComboBox):
+            for index, choice in enumerate((*spec.special_values, *spec.choices)):
+                control.setItemText(index, declared(choice.label))
+        control.setAccessibleName(title)
+        control.setAccessibleDescription(declared(spec.description))
+        control.setToolTip(self._tooltip())
+        self.help_label.setText(declared(spec.description))
+        if self.unit_label is not None and spec.unit:
+            self.unit_label.setText(declared(spec.unit))
+        if self.reveal_button is not None:
+            self.reveal_button.setText(self.tr("Show"))
+            self.reveal_button.setAccessibleName(self.tr("Show {0}").format(title))
+            self.reveal_button.setToolTip(self.tr("Show or hide {0}").format(title))
 
     # ---- building --------------------------------------------------------------------
     def _small_label(self, name: str) -> QLabel:
@@ -103,16 +123,16 @@ class SettingEditor(QWidget):
         allowed = self.tr("Allowed: {0}.").format(describe_allowed(self.spec))
         return f"{declared(self.spec.description)}\n{allowed}"
 
-    def _make_control(self, title: str) -> Control:
+    def _make_control(self) -> Control:
         spec = self.spec
         control: Control
         if spec.kind is ValueKind.BOOL:
-            control = QCheckBox(title, self)
+            control = QCheckBox(self)
             control.toggled.connect(lambda _checked: self._changed())
         elif spec.choices:
             control = QComboBox(self)
             for choice in (*spec.special_values, *spec.choices):
-                control.addItem(declared(choice.label), choice.value)
+                control.addItem(choice.label, choice.value)  # retranslate_ui writes the label
             control.activated.connect(lambda _index: self._changed())
         elif spec.kind is ValueKind.INT:
             control = SettingSpinBox(spec, self)
@@ -121,7 +141,7 @@ class SettingEditor(QWidget):
             control = SettingDoubleSpinBox(spec, self)
             control.valueChanged.connect(lambda _value: self._changed())
         elif spec.text_format is TextFormat.PATH:
-            control = PathField(title, self)
+            control = PathField(lambda: declared(spec.title), self)
             control.text_edited.connect(lambda _text: self._changed())
         else:
             control = QLineEdit(self)
@@ -131,15 +151,11 @@ class SettingEditor(QWidget):
             if spec.text_format is TextFormat.URL:
                 control.setPlaceholderText("http://…")
             control.textEdited.connect(lambda _text: self._changed())
-        control.setAccessibleName(title)
-        control.setAccessibleDescription(declared(spec.description))
         return control
 
     def _make_reveal_button(self, line_edit: QLineEdit) -> QToolButton:
         button = QToolButton(self)
-        button.setText(self.tr("Show"))
         button.setCheckable(True)
-        button.setAccessibleName(self.tr("Show {0}").format(declared(self.spec.title)))
         button.toggled.connect(
             lambda shown: line_edit.setEchoMode(QLineEdit.EchoMode.Normal if shown else QLineEdit.EchoMode.Password)
         )

@@ -6,10 +6,11 @@ from collections.abc import Callable
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QCloseEvent
-from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QVBoxLayout, QWidget
 
 from app.core.config import Settings
 from app.core.util.errors import UserFacingError
+from app.ui.i18n import TextSource, follow_language, rendered
 from app.ui.settings.memory_verdict_view import BACKEND_NAMES, MemoryVerdictView
 from app.ui.settings.settings_panel import SettingsPanel
 from app.ui.settings.verdict_calculator import VerdictCalculator
@@ -26,8 +27,6 @@ class SettingsDialog(QDialog):
     def __init__(self, services: GuiServices, apply: SettingsApplier, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("settingsDialog")
-        self.setWindowTitle(self.tr("Settings"))
-        self.setAccessibleName(self.tr("Settings"))
         self.resize(820, 640)
         self._services = services
         self._apply = apply
@@ -38,21 +37,19 @@ class SettingsDialog(QDialog):
         self.apply_result.setWordWrap(True)
         self.apply_result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.apply_result.setVisible(False)
-        self.buttons = QDialogButtonBox(
-            QDialogButtonBox.StandardButton.Ok
-            | QDialogButtonBox.StandardButton.Apply
-            | QDialogButtonBox.StandardButton.Cancel
-            | QDialogButtonBox.StandardButton.RestoreDefaults,
-            self,
-        )
-        self.apply_button = self._button(QDialogButtonBox.StandardButton.Apply, self.tr("Apply"))
-        self.ok_button = self._button(QDialogButtonBox.StandardButton.Ok, self.tr("OK"))
-        self._button(QDialogButtonBox.StandardButton.Cancel, self.tr("Cancel"))
-        defaults = self._button(QDialogButtonBox.StandardButton.RestoreDefaults, self.tr("Restore defaults"))
+        self._apply_result: TextSource = ""
+        # Buttons of our own with standard roles (placed as the platform orders them): the box writes the texts
+        # of standard buttons again after a language switch, over ours.
+        role = QDialogButtonBox.ButtonRole
+        self.buttons = QDialogButtonBox(self)
+        self.ok_button = self.buttons.addButton("", role.AcceptRole)
+        self.apply_button = self.buttons.addButton("", role.ApplyRole)
+        self.cancel_button = self.buttons.addButton("", role.RejectRole)
+        self.defaults_button = self.buttons.addButton("", role.ResetRole)
         self.apply_button.clicked.connect(self.apply)
         self.ok_button.clicked.connect(self._apply_and_close)
         self.buttons.rejected.connect(self.reject)
-        defaults.clicked.connect(self._restore_defaults)
+        self.defaults_button.clicked.connect(self._restore_defaults)
         layout = QVBoxLayout(self)
         layout.addWidget(self.panel, stretch=1)
         layout.addWidget(self.verdict_view)
@@ -63,12 +60,21 @@ class SettingsDialog(QDialog):
         self.calculator.failed.connect(self.verdict_view.show_failure)
         self.panel.edited.connect(self._on_edited)
         self._on_edited()
+        follow_language(self, self.retranslate_ui)
 
-    def _button(self, which: QDialogButtonBox.StandardButton, text: str) -> QPushButton:
-        button = self.buttons.button(which)
-        button.setText(text)
-        button.setAccessibleName(text)
-        return button
+    def retranslate_ui(self) -> None:
+        """Texts in the current language; edited values, the verdict and the last Apply result stay."""
+        self.setWindowTitle(self.tr("Settings"))
+        self.setAccessibleName(self.tr("Settings"))
+        named = ((self.apply_button, self.tr("Apply")), (self.ok_button, self.tr("OK")),
+                 (self.cancel_button, self.tr("Cancel")), (self.defaults_button, self.tr("Restore defaults")))
+        for button, text in named:
+            button.setText(text)
+            button.setAccessibleName(text)
+        self.apply_result.setText(rendered(self._apply_result))
+        verdict = self.verdict_view.verdict
+        if verdict is not None:
+            self.panel.editor("engine.backend").set_note(self._backend_note(verdict))
 
     def _on_edited(self) -> None:
         candidate = self.panel.candidate()
@@ -103,7 +109,8 @@ class SettingsDialog(QDialog):
         """Put the edited settings in force; False (with the reason shown) when they are not valid."""
         candidate = self.panel.candidate()
         if candidate is None:
-            self._show_result(self.tr("Some settings are not valid; fix the fields marked in red first."), False)
+            self._show_result(lambda: self.tr("Some settings are not valid; fix the fields marked in red first."),
+                              False)
             return False
         if not self.panel.changed_keys():
             return True
@@ -126,10 +133,11 @@ class SettingsDialog(QDialog):
             editor.set_value(defaults[key])
         self.panel.edited.emit()
 
-    def _show_result(self, text: str, succeeded: bool) -> None:
-        self.apply_result.setText(text)
+    def _show_result(self, text: TextSource, succeeded: bool) -> None:
+        self._apply_result = text
+        self.apply_result.setText(rendered(text))
         self.apply_result.setProperty("succeeded", succeeded)
-        self.apply_result.setVisible(bool(text))
+        self.apply_result.setVisible(bool(rendered(text)))
         self.apply_result.setStyleSheet(f"color: {'#43a047' if succeeded else '#e53935'};")
 
     def done(self, result: int) -> None:

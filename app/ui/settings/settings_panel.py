@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
 
 from app.core.config import SECTIONS, SETTINGS, Settings, SettingSection, SettingSpec, SettingValue, SettingValueError
 from app.core.config.schema import same_value
+from app.ui.i18n import follow_language
 from app.ui.settings.declaration_text import declared, reason_text
 from app.ui.settings.setting_editor import SettingEditor
 
@@ -38,9 +39,11 @@ class SettingsPanel(QWidget):
         self._following = False
         self._forms: list[tuple[QLabel | None, list[SettingEditor]]] = []
         self._row_labels: dict[str, QLabel] = {}
+        self._declared_labels: list[tuple[QLabel, str]] = []
+        """Labels showing a declared text (section titles and descriptions, group headings), with that text."""
+        self._section_titles: list[str] = []
         self.section_list = QListWidget(self)
         self.section_list.setObjectName("settingsSections")
-        self.section_list.setAccessibleName(self.tr("Settings sections"))
         self.section_list.setMaximumWidth(190)
         self.section_widgets: list[QWidget] = []
         body_widget = QWidget()
@@ -50,7 +53,8 @@ class SettingsPanel(QWidget):
         for section in SECTIONS:
             specs = [spec for spec in SETTINGS if spec.section == section.name]
             if specs:
-                self.section_list.addItem(declared(section.title))
+                self.section_list.addItem(section.title)  # retranslate_ui writes the titles
+                self._section_titles.append(section.title)
                 section_widget = self._make_section(section, specs, settings, body_widget)
                 body_layout.addWidget(section_widget)
                 self.section_widgets.append(section_widget)
@@ -63,9 +67,8 @@ class SettingsPanel(QWidget):
         self.section_list.setCurrentRow(0)
         self.section_list.currentRowChanged.connect(self._jump_to_section)
         self.scroll_area.verticalScrollBar().valueChanged.connect(self._follow_scroll)
-        self.advanced_toggle = QCheckBox(self.tr("Show advanced settings"), self)
+        self.advanced_toggle = QCheckBox(self)
         self.advanced_toggle.setObjectName("advancedToggle")
-        self.advanced_toggle.setAccessibleName(self.tr("Show advanced settings"))
         self.advanced_toggle.toggled.connect(self.show_advanced)
         body = QHBoxLayout()
         body.addWidget(self.section_list)
@@ -75,6 +78,21 @@ class SettingsPanel(QWidget):
         layout.addLayout(body, stretch=1)
         layout.addWidget(self.advanced_toggle)
         self.show_advanced(False)
+        follow_language(self, self.retranslate_ui)
+
+    def retranslate_ui(self) -> None:
+        """Section, group and row names in the current language (each editor rewrites its own texts)."""
+        self.section_list.setAccessibleName(self.tr("Settings sections"))
+        for row, title in enumerate(self._section_titles):
+            self.section_list.item(row).setText(declared(title))
+        for label, text in self._declared_labels:
+            label.setText(declared(text))
+        for key, label in self._row_labels.items():
+            spec = self.editors[key].spec
+            label.setText(declared(spec.title))
+            label.setToolTip(declared(spec.description))
+        self.advanced_toggle.setText(self.tr("Show advanced settings"))
+        self.advanced_toggle.setAccessibleName(self.tr("Show advanced settings"))
 
     # ---- building --------------------------------------------------------------------
     def _make_section(
@@ -84,25 +102,27 @@ class SettingsPanel(QWidget):
         page.setObjectName(f"settingsSection:{section.name}")
         layout = QVBoxLayout(page)
         layout.setContentsMargins(0, 0, 0, 0)
-        title = QLabel(declared(section.title), page)
+        title = QLabel(page)
         title.setObjectName("sectionTitle")
         font = title.font()
         font.setPointSizeF(font.pointSizeF() * 1.35)
         font.setBold(True)
         title.setFont(font)
-        description = QLabel(declared(section.description), page)
+        description = QLabel(page)
         description.setWordWrap(True)
         description.setForegroundRole(QPalette.ColorRole.PlaceholderText)
         layout.addWidget(title)
         layout.addWidget(description)
+        self._declared_labels += [(title, section.title), (description, section.description)]
         groups: dict[str, list[SettingSpec]] = {}
         for spec in specs:
             groups.setdefault(spec.group, []).append(spec)
         for group, members in sorted(groups.items(), key=lambda item: item[0] != ""):
             heading = None
             if group:
-                heading = QLabel(declared(group), page)
+                heading = QLabel(page)
                 heading.setObjectName("groupHeading")
+                self._declared_labels.append((heading, group))
                 heading_font = heading.font()
                 heading_font.setBold(True)
                 heading.setFont(heading_font)
@@ -138,9 +158,8 @@ class SettingsPanel(QWidget):
         editor = SettingEditor(spec, value, page)
         editor.edited.connect(self._on_edited)
         if spec.kind.value != "bool":
-            label = QLabel(declared(spec.title), page)
+            label = QLabel(page)
             label.setBuddy(editor.control)
-            label.setToolTip(declared(spec.description))
             label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop)
             label.setContentsMargins(0, 4, 0, 0)
             grid.addWidget(label, row, 0)

@@ -7,13 +7,17 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QWidget
 
 from app.core.engines.base import LoadedModel
 from app.core.engines.selection import BackendSelection
+from app.ui.i18n import follow_language
 
 BACKEND_NAMES = {"llamacpp": "llama.cpp", "vllm": "vLLM"}
 STATE_COLORS = {"none": "#9e9e9e", "loading": "#fb8c00", "ready": "#43a047", "failed": "#e53935"}
 
 
 class ModelStatus(QWidget):
-    """A coloured dot, one line of text and a progress bar (only while loading, after a short delay)."""
+    """A coloured dot, one line of text and a progress bar (only while loading, after a short delay).
+
+    It keeps what it was told (model, load step, error), so a language switch writes the line again.
+    """
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -23,10 +27,8 @@ class ModelStatus(QWidget):
         self.text = QLabel(self)
         self.text.setObjectName("modelStatusText")
         self.text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.text.setAccessibleName(self.tr("Model status"))
         self.progress = QProgressBar(self)
         self.progress.setObjectName("modelLoadProgress")
-        self.progress.setAccessibleName(self.tr("Model loading progress"))
         self.progress.setRange(0, 100)
         self.progress.setMaximumWidth(180)
         self.progress.setTextVisible(True)
@@ -38,15 +40,27 @@ class ModelStatus(QWidget):
         layout.addWidget(self.progress)
         self.state = "none"
         self._loading_name = ""
-        self.show_no_model()
+        self._step = ""
+        self._loaded: LoadedModel | None = None
+        self._selection: BackendSelection | None = None
+        self._error = ""
+        self._show_state_dot()
+        follow_language(self, self.retranslate_ui)
+
+    def retranslate_ui(self) -> None:
+        self.text.setAccessibleName(self.tr("Model status"))
+        self.progress.setAccessibleName(self.tr("Model loading progress"))
+        self._name_state_dot()
+        self._render()
 
     def show_no_model(self) -> None:
-        self._set("none", self.tr("No model loaded. Use File › Load model… to choose one."), "")
+        self._set_state("none")
 
     def show_loading(self, model_name: str) -> None:
         self._loading_name = model_name
+        self._step = ""
         self.progress.setValue(0)
-        self._set("loading", self.tr("Loading {0}…").format(model_name), "")
+        self._set_state("loading")
 
     def show_progress(self, fraction: float, step: str) -> None:
         """Progress of the load in progress (called only once it has run for a moment)."""
@@ -56,9 +70,50 @@ class ModelStatus(QWidget):
         self.progress.setValue(round(fraction * 100))
         self.progress.setToolTip(step)
         if step:
-            self.text.setText(self.tr("Loading {0}: {1}…").format(self._loading_name, step))
+            self._step = step
+            self._render()
 
     def show_ready(self, loaded: LoadedModel, selection: BackendSelection | None) -> None:
+        self._loaded, self._selection = loaded, selection
+        self._set_state("ready")
+
+    def show_failed(self, error: str) -> None:
+        self._error = error
+        self._set_state("failed")
+
+    def _set_state(self, state: str) -> None:
+        self.state = state
+        self._show_state_dot()
+        if state != "loading":
+            self.progress.setVisible(False)
+        self._render()
+
+    def _show_state_dot(self) -> None:
+        self.dot.setStyleSheet(f"background: {STATE_COLORS[self.state]}; border-radius: 5px;")
+        self._name_state_dot()
+
+    def _name_state_dot(self) -> None:
+        states = {"none": self.tr("No model"), "loading": self.tr("Loading"), "ready": self.tr("Ready"),
+                  "failed": self.tr("Failed")}
+        self.dot.setAccessibleName(self.tr("Model state"))
+        self.dot.setAccessibleDescription(states[self.state])
+
+    def _render(self) -> None:
+        """Write the line (and its tooltip) for the state in the current language."""
+        tooltip = ""
+        if self.state == "loading":
+            text = (self.tr("Loading {0}: {1}…").format(self._loading_name, self._step) if self._step
+                    else self.tr("Loading {0}…").format(self._loading_name))
+        elif self.state == "ready" and self._loaded is not None:
+            text, tooltip = self._ready_texts(self._loaded, self._selection)
+        elif self.state == "failed":
+            text, tooltip = self.tr("Model failed to load: {0}").format(self._error), self._error
+        else:
+            text = self.tr("No model loaded. Use File › Load model… to choose one.")
+        self.text.setText(text)
+        self.text.setToolTip(tooltip or text)
+
+    def _ready_texts(self, loaded: LoadedModel, selection: BackendSelection | None) -> tuple[str, str]:
         backend = BACKEND_NAMES.get(loaded.backend) or self.tr("a remote server")
         config = loaded.config
         chats = self.tr("1 chat") if config.parallel_sequences == 1 else self.tr("{0} chats").format(
@@ -72,16 +127,4 @@ class ModelStatus(QWidget):
             details.insert(0, self.tr("Backend: {0} ({1})").format(backend, selection.reason))
             text += " " + self.tr("({0})").format(selection.reason)
         details.extend(loaded.notes)
-        self._set("ready", text, "\n".join(details))
-
-    def show_failed(self, error: str) -> None:
-        self._set("failed", self.tr("Model failed to load: {0}").format(error), error)
-
-    def _set(self, state: str, text: str, tooltip: str) -> None:
-        self.state = state
-        self.text.setText(text)
-        self.text.setToolTip(tooltip or text)
-        self.dot.setStyleSheet(f"background: {STATE_COLORS[state]}; border-radius: 5px;")
-        self.dot.setAccessibleDescription(state)
-        if state != "loading":
-            self.progress.setVisible(False)
+        return text, "\n".join(details)

@@ -6,9 +6,14 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
+from app.ui.i18n import TextSource, follow_language, rendered
+
 
 class WelcomePage(QWidget):
-    """Headline, the model state in words, Load / Settings buttons and the machine summary."""
+    """Headline, the model state in words, Load / Settings buttons and the machine summary.
+
+    ``set_message`` and ``set_machine_summary`` take a :data:`TextSource`, so a language switch rewrites them.
+    """
 
     load_requested = Signal()
     settings_requested = Signal()
@@ -16,31 +21,30 @@ class WelcomePage(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("chatArea")
-        self.headline = QLabel(self.tr("UniDesk"), self)
+        self._message: TextSource | None = None
+        self._machine_summary: TextSource | None = None
+        self.headline = QLabel(self)
         font = self.headline.font()
         font.setPointSizeF(font.pointSizeF() * 1.8)
         font.setBold(True)
         self.headline.setFont(font)
-        self.message = QLabel(self.tr("A private assistant that runs on this computer."), self)
+        self.message = QLabel(self)
         self.message.setObjectName("welcomeMessage")
         self.message.setWordWrap(True)
-        self.load_button = QPushButton(self.tr("Load model…"), self)
-        self.load_button.setAccessibleName(self.tr("Load model"))
+        self.load_button = QPushButton(self)
         self.load_button.clicked.connect(self.load_requested)
-        self.settings_button = QPushButton(self.tr("Settings…"), self)
-        self.settings_button.setAccessibleName(self.tr("Open settings"))
+        self.settings_button = QPushButton(self)
         self.settings_button.clicked.connect(self.settings_requested)
         buttons = QHBoxLayout()
         buttons.addWidget(self.load_button)
         buttons.addWidget(self.settings_button)
         buttons.addStretch(1)
-        machine_title = QLabel(self.tr("This machine"), self)
-        title_font = machine_title.font()
+        self.machine_title = QLabel(self)
+        title_font = self.machine_title.font()
         title_font.setBold(True)
-        machine_title.setFont(title_font)
-        self.machine_summary = QLabel(self.tr("Looking at this machine…"), self)
+        self.machine_title.setFont(title_font)
+        self.machine_summary = QLabel(self)
         self.machine_summary.setObjectName("machineSummary")
-        self.machine_summary.setAccessibleName(self.tr("This machine"))
         self.machine_summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.machine_summary.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         self.machine_summary.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
@@ -57,16 +61,40 @@ class WelcomePage(QWidget):
         layout.addWidget(self.message)
         layout.addLayout(buttons)
         layout.addSpacing(16)
-        layout.addWidget(machine_title)
+        layout.addWidget(self.machine_title)
         layout.addWidget(self.machine_summary)
         layout.addStretch(1)
+        follow_language(self, self.retranslate_ui)
 
-    def set_message(self, text: str) -> None:
-        self.message.setText(text)
+    def retranslate_ui(self) -> None:
+        self.headline.setText(self.tr("UniDesk"))
+        self.load_button.setText(self.tr("Load model…"))
+        self.load_button.setAccessibleName(self.tr("Load model"))
+        self.settings_button.setText(self.tr("Settings…"))
+        self.settings_button.setAccessibleName(self.tr("Open settings"))
+        self.machine_title.setText(self.tr("This machine"))
+        self.machine_summary.setAccessibleName(self.tr("This machine"))
+        self._show_message()
+        self._show_machine_summary()
 
-    def set_machine_summary(self, text: str) -> None:
-        self.machine_summary.setText(text)
+    def set_message(self, text: TextSource) -> None:
+        """What to do next or what the model is doing (a function: rewritten after a language switch)."""
+        self._message = text
+        self._show_message()
+
+    def set_machine_summary(self, text: TextSource) -> None:
+        self._machine_summary = text
+        self._show_machine_summary()
 
     def show_settings_problems(self, lines: list[str]) -> None:
         self.settings_banner.setText("\n".join(lines))
         self.settings_banner.setVisible(bool(lines))
+
+    def _show_message(self) -> None:
+        message = self._message
+        self.message.setText(rendered(message) if message is not None
+                             else self.tr("A private assistant that runs on this computer."))
+
+    def _show_machine_summary(self) -> None:
+        summary = self._machine_summary
+        self.machine_summary.setText(rendered(summary) if summary is not None else self.tr("Looking at this machine…"))
