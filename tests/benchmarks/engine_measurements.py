@@ -27,7 +27,8 @@ from tests.benchmarks.bench_support import (
     verdict,
 )
 from tests.benchmarks.decode_clock import decode_clock
-from tests.benchmarks.reference_loops import ContextSettings, ReferenceContext, ReferenceModel
+from tests.benchmarks.reference_loops import ContextSettings
+from tests.benchmarks.reference_worker import ReferenceProcess
 
 ENGINE_DEFAULT_BATCH = 512  # app/core/engines/backends/llamacpp_native.py: DEFAULT_BATCH_TOKENS
 
@@ -112,14 +113,13 @@ def loaded_engine(config: EngineConfig) -> Iterator[Any]:
 
 
 @contextmanager
-def reference_context(model_path: Path, settings: ContextSettings) -> Iterator[ReferenceContext]:
-    model = ReferenceModel(model_path)
-    context = model.new_context(settings)
+def reference_context(model_path: Path, settings: ContextSettings) -> Iterator[ReferenceProcess]:
+    """The reference loop, in its own process (see reference_worker: never share one with the engine)."""
+    reference = ReferenceProcess(model_path, settings)
     try:
-        yield context
+        yield reference
     finally:
-        context.close()
-        model.close()
+        reference.close()
 
 
 def prompt_maker(engine: Any) -> PromptMaker:
@@ -142,15 +142,15 @@ def _run_contender(
     contender: str,
     plan: BenchPlan,
     engine: Any,
-    reference: ReferenceContext,
+    reference: ReferenceProcess,
     chats: list[tuple[ChatMessage, ...]],
     prompts: list[list[int]],
 ) -> dict[str, float]:
     """One contender's decode tokens/s for these chats: ``frame``/``token`` (the engine) or ``reference``;
     for ``frame`` and ``reference`` also milliseconds per ``llama_decode`` spent inside it and around it."""
     if contender == "reference":
-        with decode_clock() as tally:
-            rate = reference.run(prompts, plan.new_tokens).decode_tokens_per_s
+        rate = reference.run(prompts, plan.new_tokens).decode_tokens_per_s
+        tally = reference.last_decode
         return {"reference": rate, "reference_inside_decode_ms": tally.inside_ms_per_call,
                 "reference_outside_decode_ms": tally.outside_ms_per_call}
     if contender == "frame":
@@ -170,7 +170,7 @@ def _run_contender(
 
 
 def decode_rounds(
-    plan: BenchPlan, engine: Any, reference: ReferenceContext, sequences: int, seed: int, name: str
+    plan: BenchPlan, engine: Any, reference: ReferenceProcess, sequences: int, seed: int, name: str
 ) -> tuple[dict[str, list[float]], int]:
     """Paired rounds of N-chat decode: the engine read the GUI way (``frame``) and the CLI way
     (``token``) and the reference loop, in an order that rotates every round; round 0 is discarded.

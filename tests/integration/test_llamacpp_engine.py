@@ -568,3 +568,18 @@ def test_unload_cancels_requests_frees_and_a_second_load_works(deep_model: Path)
         assert run(engine, ChatRequest(user(PROMPTS[2]), greedy(12))).text == first_text
     finally:
         engine.unload()
+
+
+def test_parallel_decode_steps_reuse_the_compute_graph(engine_factory: EngineFactory, peaked_model: Path) -> None:
+    """Chats batched in a fixed sequence order let llama.cpp skip rebuilding the graph each step."""
+    engine = engine_factory(peaked_model, parallel_sequences=4)
+    new_tokens = 30
+    sampling = dataclasses.replace(greedy(new_tokens), ignore_eos=True)
+    for round_index in range(3):  # later rounds hand the slots out in another order than the first
+        prompts = PROMPTS[round_index:] + PROMPTS[:round_index]
+        requests = [ChatRequest(user(f"{prompt} {round_index}"), sampling) for prompt in prompts[:4]]
+        before = engine.metrics().extra["graphs_reused"]
+        streams = [engine.submit(request) for request in requests]
+        assert all(stream.wait(30) for stream in streams)
+        reused = engine.metrics().extra["graphs_reused"] - before
+        assert reused >= new_tokens - 6, f"round {round_index}: only {reused} of ~{new_tokens} decode steps reused"

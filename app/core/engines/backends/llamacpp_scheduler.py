@@ -268,6 +268,9 @@ class BatchScheduler:
             any_finished = True
         if moved_to_decoding:
             self._decoding.extend(a for a in self._prefilling if a.first_token_at is not None and not a.done)
+            # Ascending sequence ids, the same from step to step: only then can llama.cpp reuse the
+            # previous step's compute graph instead of building it again (~20% of a 4-chat CPU step).
+            self._decoding.sort(key=lambda active: active.seq_id)
             self._prefilling = [a for a in self._prefilling if a.first_token_at is None and not a.done]
         if any_finished:
             self._settle()
@@ -351,6 +354,12 @@ class BatchScheduler:
         memory = self.native.memory
         return sum(int(pos_max(memory, slot.seq_id)) + 1 for slot in self._slots.slots)
 
+    def _graphs_reused(self) -> int:
+        """Decode steps that reused the previous step's compute graph (llama.cpp counts them)."""
+        if self.native.freed:
+            return 0
+        return int(self._library.llama_perf_context(self.native.context).n_reused)
+
     def _publish(self, now: float) -> None:
         self._next_publish = now + PUBLISH_INTERVAL_S
         for active in (*self._decoding, *self._prefilling):
@@ -379,5 +388,6 @@ class BatchScheduler:
                 "idle_slots_with_cache": float(
                     sum(1 for slot in self._slots.slots if slot.tokens and not slot.busy)
                 ),
+                "graphs_reused": float(self._graphs_reused()),
             },
         )
