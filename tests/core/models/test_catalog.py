@@ -60,6 +60,27 @@ def test_every_variant_is_consistent() -> None:
                 assert variant.file_name is None and variant.backend == "vllm"
 
 
+def test_hf_variants_from_gating_publishers_are_marked_gated() -> None:
+    """meta-llama, google (Gemma) and mistralai make users accept terms before download (HF 401 otherwise)."""
+    gating_publishers = {"meta-llama", "google", "mistralai"}
+    checked = 0
+    for model in load_catalog():
+        for variant in model.variants:
+            if variant.format == "hf" and variant.repo_id.split("/")[0] in gating_publishers:
+                checked += 1
+                assert variant.gated, f"{model.id} {variant.id}: {variant.repo_id} is gated on the hub"
+    assert checked >= 5
+
+
+def test_no_variant_points_at_a_renamed_organisation() -> None:
+    """THUDM became zai-org in July 2025; the official repositories now live under the new name."""
+    renamed = {"THUDM": "zai-org"}
+    for model in load_catalog():
+        for variant in model.variants:
+            organisation = variant.repo_id.split("/")[0]
+            assert organisation not in renamed, f"{model.id} {variant.id}: use {renamed.get(organisation)}"
+
+
 @pytest.mark.parametrize(
     ("model_id", "config"),
     [
