@@ -3,7 +3,8 @@
 Installing or removing a translator makes Qt post ``QEvent.LanguageChange`` to every widget (they
 get it on the next turn of the event loop); widgets whose ``retranslate_ui`` method re-sets their texts
 (installed with :func:`follow_language`, or called from ``changeEvent``) switch language in place, without
-losing what they show. Texts handed in from outside are a :data:`TextSource` so they can be written again.
+losing what they show. Texts handed in from outside are a :data:`TextSource` so they can be written again;
+the core's own words come as :class:`~app.core.util.text.Text`, which :func:`render` translates.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from pathlib import Path
 from PySide6.QtCore import QCoreApplication, QEvent, QLibraryInfo, QLocale, QObject, QTranslator, Signal
 from PySide6.QtWidgets import QAbstractButton, QDockWidget, QMainWindow, QToolButton
 
+from app.core.util.text import LAYOUT, Text
+
 log = logging.getLogger(__name__)
 
 TRANSLATIONS_DIR = Path(__file__).resolve().parents[2] / "resources" / "translations"
@@ -25,9 +28,9 @@ QT_CATALOGS = ("qtbase",)
 """Qt's own translations (standard buttons such as OK/Cancel, file dialogs)."""
 
 TextSource = str | Callable[[], str]
-"""A text handed to a widget: fixed (names, data, messages from the core) or a function that writes it in the
-current language (``lambda: self.tr("Loading {0}…").format(name)``), so the widget can write it again after a
-language switch."""
+"""A text handed to a widget: fixed (names, data), a core :class:`~app.core.util.text.Text` (translated by
+:func:`render`), or a function that writes it in the current language
+(``lambda: self.tr("Loading {0}…").format(name)``), so the widget can write it again after a language switch."""
 
 
 def resolve_language(setting: str, system: QLocale | None = None) -> str:
@@ -122,9 +125,27 @@ def duration_text(seconds: float) -> str:
     return translate("Units", "{0} h {1} min").format(hours, minutes)
 
 
+def render(text: Text | str) -> str:
+    """A core text in the current language: a :class:`~app.core.util.text.Text`'s template translated in its
+    context, then formatted with its arguments (the Texts among them rendered the same way); a plain string
+    (a name, a path, the core's untranslated English) as it is."""
+    if not isinstance(text, Text):
+        return text
+    template = text.template
+    if text.context != LAYOUT:
+        translated = QCoreApplication.translate(text.context, template)
+        template = translated.lower() if text.lowercase and translated == template else translated
+    try:
+        return text.with_template(template, render)
+    except (IndexError, KeyError, ValueError):
+        log.warning("the translation of %r does not fit its arguments; showing the English", text.template)
+        return str(text)
+
+
 def rendered(text: TextSource) -> str:
-    """``text`` as it reads now: the string itself, or what its function writes in the current language."""
-    return text() if callable(text) else text
+    """``text`` as it reads now: what its function writes in the current language, or the string rendered
+    (:func:`render`)."""
+    return text() if callable(text) else render(text)
 
 
 class LanguageChangeFilter(QObject):

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShowEvent
+from PySide6.QtGui import QCloseEvent, QShowEvent
 from PySide6.QtWidgets import (
     QApplication,
     QDockWidget,
@@ -34,7 +34,7 @@ from app.ui.conversations.selection_memory import SelectionMemory
 from app.ui.first_paint import AfterFirstPaint
 from app.ui.gauges.gauge_sampler import GaugeSampler
 from app.ui.gauges.gauges_panel import GaugesPanel
-from app.ui.i18n import follow_language, retranslate_qt_parts
+from app.ui.i18n import follow_language, render, retranslate_qt_parts
 from app.ui.icons import themed_icon
 from app.ui.model_loader import ModelLoader
 from app.ui.settings.declaration_text import declared
@@ -44,6 +44,7 @@ from app.ui.status.model_status import ModelStatus
 from app.ui.theme import apply_theme
 from app.ui.welcome.welcome_page import WelcomePage
 from app.ui.window_layout import WindowLayout
+from app.ui.window_menus import WindowMenus, name_dock
 
 log = logging.getLogger(__name__)
 
@@ -115,51 +116,23 @@ class MainWindow(QMainWindow):
         follow_language(self, self.retranslate_ui)
 
     # ---- building --------------------------------------------------------------------
-    def _action(self, slot: object, shortcut: QKeySequence | QKeySequence.StandardKey | str | None = None) -> QAction:
-        action = QAction(self)
-        if shortcut is not None:
-            action.setShortcut(QKeySequence(shortcut))
-        action.triggered.connect(slot)
-        return action
-
     def _build_menus(self) -> None:
-        self.load_action = self._action(self.choose_model_file, QKeySequence.StandardKey.Open)
-        self.load_folder_action = self._action(self.choose_model_folder)
-        self.unload_action = self._action(self.unload_model)
-        self.unload_action.setEnabled(False)
-        self.settings_action = self._action(self.open_settings, QKeySequence.StandardKey.Preferences)
-        if self.settings_action.shortcut().isEmpty():
-            self.settings_action.setShortcut(QKeySequence("Ctrl+,"))
-        self.quit_action = self._action(self.close, QKeySequence.StandardKey.Quit)
-        self.file_menu = self.menuBar().addMenu("")
-        for action in (self.load_action, self.load_folder_action, self.unload_action):
-            self.file_menu.addAction(action)
-        self.file_menu.addSeparator()
-        self.file_menu.addAction(self.settings_action)
-        self.file_menu.addSeparator()
-        self.file_menu.addAction(self.quit_action)
-        self.view_menu = self.menuBar().addMenu("")
-        gauges_toggle = self.gauges_dock.toggleViewAction()
-        self.view_menu.addAction(gauges_toggle)
-        for action, icon_name in ((self.load_action, "add-files"), (self.load_folder_action, "folder"),
-                                  (self.settings_action, "settings"), (gauges_toggle, "gauges")):
-            action.setIcon(themed_icon(icon_name))
+        self.menus = WindowMenus(self, load_file=self.choose_model_file, load_folder=self.choose_model_folder,
+                                 unload=self.unload_model, settings=self.open_settings)
+        self.load_action, self.load_folder_action = self.menus.load_action, self.menus.load_folder_action
+        self.unload_action, self.settings_action = self.menus.unload_action, self.menus.settings_action
+        self.quit_action = self.menus.quit_action
+        self.file_menu, self.view_menu = self.menus.file_menu, self.menus.view_menu
         self.gauges_dock.setWindowIcon(themed_icon("gauges"))  # shown on its tab beside other docks
+        self.gauges_dock.toggleViewAction().setIcon(themed_icon("gauges"))
+        self.menus.add_dock(self.gauges_dock)
 
     def retranslate_ui(self) -> None:
-        """Title, menus, actions, the dock's title and the settings problems in the current language (the
+        """Title, menus, actions, the docks' titles and the settings problems in the current language (the
         widgets inside rewrite their own texts)."""
         self.setWindowTitle(self.tr("UniDesk"))
-        self.gauges_dock.setWindowTitle(self.tr("Gauges"))  # before its toggle action: the title renames it
-        named = (
-            (self.load_action, self.tr("&Load model…")), (self.load_folder_action, self.tr("Load model &folder…")),
-            (self.unload_action, self.tr("&Unload model")), (self.settings_action, self.tr("&Settings…")),
-            (self.quit_action, self.tr("&Quit")), (self.gauges_dock.toggleViewAction(), self.tr("&Gauges")),
-        )
-        for action, text in named:
-            action.setText(text)
-        self.file_menu.setTitle(self.tr("&File"))
-        self.view_menu.setTitle(self.tr("&View"))
+        name_dock(self.gauges_dock, self.tr("Gauges"), self.tr("&Gauges"))
+        self.menus.retranslate_ui()
         retranslate_qt_parts(self)
         self._show_settings_problems()
 
@@ -223,7 +196,7 @@ class MainWindow(QMainWindow):
         """Add a dock on the right, tabbed with the gauges (it needs an objectName for the saved layout)."""
         self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
         self.tabifyDockWidget(self.gauges_dock, dock)
-        self.view_menu.addAction(dock.toggleViewAction())
+        self.menus.add_dock(dock)
 
     # ---- start-up ----------------------------------------------------------------------
     def showEvent(self, event: QShowEvent) -> None:
@@ -319,7 +292,7 @@ class MainWindow(QMainWindow):
         if self.chat_view is not None:
             self.chat_view.set_model_state("failed", message)
         self._enable_model_actions(loaded=False)
-        self.welcome.set_message(lambda: self.tr("The model could not be loaded: {0}").format(message))
+        self.welcome.set_message(lambda: self.tr("The model could not be loaded: {0}").format(render(message)))
         self.sampler.sample_now()
 
     def _enable_model_actions(self, *, loaded: bool) -> None:

@@ -21,7 +21,7 @@ class ModelLoader(QObject):
     started = Signal(object)
     progressed = Signal(float, str)
     loaded = Signal(object)
-    failed = Signal(str)
+    failed = Signal(object)  # str: the error's words, a core Text where it has one (rendered where shown)
 
     def __init__(self, manager: EngineManager, bridge: Bridge, parent: QObject | None = None) -> None:
         super().__init__(parent)

@@ -8,7 +8,7 @@ import warnings
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, QObject
+from PySide6.QtCore import QObject
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QApplication, QMenu
 
@@ -17,7 +17,7 @@ from app.core.config.paths import AppPaths
 from app.core.kb.database import DATABASE_FILE_NAME
 from app.core.kb.knowledge_base import KB_FOLDER_NAME, KnowledgeBase
 from app.core.models.library import ModelLibrary
-from app.ui.i18n import LanguageSwitcher
+from app.ui.i18n import LanguageSwitcher, follow_language
 from app.ui.icons import themed_icon
 from app.ui.knowledge.file_drops import install_file_drop
 from app.ui.knowledge.knowledge_access import KnowledgeAccess
@@ -73,24 +73,18 @@ class KnowledgeAndModels:
 
 
 class _WindowTexts(QObject):
-    """Re-sets the texts this module put on the window when the language changes."""
+    """Writes the texts this module put on the window, now and after every language switch."""
 
     def __init__(self, window: MainWindow, models_action: QAction, shortcuts: InstalledShortcuts) -> None:
         super().__init__(window)
         self._models_action = models_action
         self._shortcuts = shortcuts
-        window.installEventFilter(self)
-        self.retranslate_ui()
+        follow_language(window, self.retranslate_ui)
 
     def retranslate_ui(self) -> None:
         self._models_action.setText(self.tr("&Models…"))
         self._models_action.setToolTip(self.tr("Download, add, delete and switch models"))
         self._shortcuts.retranslate_ui()
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if event.type() == QEvent.Type.LanguageChange:
-            self.retranslate_ui()
-        return False
 
 
 def knowledge_access_for(services: GuiServices, paths: AppPaths) -> KnowledgeAccess:

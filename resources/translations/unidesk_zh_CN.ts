@@ -2,6 +2,65 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>BackendChoice</name>
+    <message>
+        <source>the settings send requests to a remote server</source>
+        <translation>设置指定把请求发送到远程服务器</translation>
+    </message>
+    <message>
+        <source>GGUF files run on llama.cpp (vLLM was chosen in settings, but it does not load GGUF)</source>
+        <translation>GGUF 文件由 llama.cpp 运行（设置中选择了 vLLM，但它不能加载 GGUF）</translation>
+    </message>
+    <message>
+        <source>GGUF files run on llama.cpp</source>
+        <translation>GGUF 文件由 llama.cpp 运行</translation>
+    </message>
+    <message>
+        <source>{0} is a Hugging Face model folder, which llama.cpp cannot load.</source>
+        <translation>{0} 是 Hugging Face 模型文件夹，llama.cpp 无法加载。</translation>
+    </message>
+    <message>
+        <source>Choose a .gguf file, or set the backend to auto or vLLM.</source>
+        <translation>请选择 .gguf 文件，或把后端设为“自动”或 vLLM。</translation>
+    </message>
+    <message>
+        <source>vLLM cannot run here: {0}</source>
+        <translation>vLLM 无法在本机运行：{0}</translation>
+    </message>
+    <message>
+        <source>Use a .gguf model with llama.cpp instead.</source>
+        <translation>请改用 .gguf 模型，由 llama.cpp 运行。</translation>
+    </message>
+    <message>
+        <source>{0} is a Hugging Face model folder; on this machine models run on llama.cpp, which needs a .gguf file.</source>
+        <translation>{0} 是 Hugging Face 模型文件夹；本机上的模型由 llama.cpp 运行，它需要 .gguf 文件。</translation>
+    </message>
+    <message>
+        <source>Choose a GGUF version of the model ({0}).</source>
+        <translation>请选择该模型的 GGUF 版本（{0}）。</translation>
+    </message>
+    <message>
+        <source>Linux with unified memory and vLLM installed: vLLM makes the best use of the shared pool.</source>
+        <translation>统一内存的 Linux 且已安装 vLLM：vLLM 能最好地利用共享内存池。</translation>
+    </message>
+    <message>
+        <source>Unified memory on Linux, but vLLM is not installed, so llama.cpp runs the model.</source>
+        <translation>Linux 上的统一内存，但未安装 vLLM，因此由 llama.cpp 运行模型。</translation>
+    </message>
+    <message>
+        <source>Unified memory on {0}, where vLLM does not run: llama.cpp runs the model.</source>
+        <translation>{0} 上的统一内存，vLLM 在该系统上无法运行：由 llama.cpp 运行模型。</translation>
+    </message>
+    <message>
+        <source>Discrete GPU: llama.cpp offloads layers to its memory and keeps the rest in RAM.</source>
+        <translation>独立 GPU：llama.cpp 把部分层放到显存中，其余留在内存里。</translation>
+    </message>
+    <message>
+        <source>No GPU: llama.cpp runs the model on the CPU.</source>
+        <translation>无 GPU：llama.cpp 在 CPU 上运行模型。</translation>
+    </message>
+</context>
+<context>
     <name>CatalogPage</name>
     <message>
         <source>Judged for</source>
@@ -100,6 +159,17 @@
     </message>
 </context>
 <context>
+    <name>ChatErrors</name>
+    <message>
+        <source>The question does not fit: with the system prompt it takes {0} tokens, and {1} more are kept for the answer, but the model&apos;s context holds {2} tokens.</source>
+        <translation>问题放不下：连同系统提示词需要 {0} 词元，另外还要为回答保留 {1} 词元，但模型的上下文只能容纳 {2} 词元。</translation>
+    </message>
+    <message>
+        <source>Shorten the question, or raise the context length in Settings and reload the model.</source>
+        <translation>请缩短问题，或在“设置”中调高上下文长度并重新加载模型。</translation>
+    </message>
+</context>
+<context>
     <name>ChatNotice</name>
     <message>
         <source>Dismiss</source>
@@ -194,6 +264,17 @@
     <message>
         <source>Show the passage</source>
         <translation>显示段落</translation>
+    </message>
+</context>
+<context>
+    <name>Citations</name>
+    <message>
+        <source>{0}, p. {1}</source>
+        <translation>{0}，第 {1} 页</translation>
+    </message>
+    <message>
+        <source>{0}, {1}</source>
+        <translation>{0}，{1}</translation>
     </message>
 </context>
 <context>
@@ -683,6 +764,14 @@
 <context>
     <name>KnowledgeScopeDialog</name>
     <message>
+        <source>Save</source>
+        <translation>保存</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
         <source>Knowledge base for a new chat</source>
         <translation>新对话的知识库</translation>
     </message>
@@ -929,6 +1018,216 @@
     </message>
 </context>
 <context>
+    <name>MachineEvidence</name>
+    <message>
+        <source>copy benchmark failed: {0}</source>
+        <translation>复制基准测试失败：{0}</translation>
+    </message>
+    <message>
+        <source>copy benchmark too fast to time</source>
+        <translation>复制基准测试太快，无法计时</translation>
+    </message>
+    <message>
+        <source>numpy copy of {0:.0f} MiB on one CPU thread, best of {1}, read + write bytes counted (STREAM copy)</source>
+        <translation>在一个 CPU 线程上用 numpy 复制 {0:.0f} MiB，取 {1} 次中的最好成绩，读和写的字节都计入（STREAM 复制测试）</translation>
+    </message>
+    <message>
+        <source>{0} (matched &apos;{1}&apos;)</source>
+        <translation>{0}（匹配“{1}”）</translation>
+    </message>
+    <message>
+        <source>this machine</source>
+        <translation>本机</translation>
+    </message>
+    <message>
+        <source>no bandwidth figure known for {0}</source>
+        <translation>没有 {0} 的已知带宽数据</translation>
+    </message>
+    <message>
+        <source>no table entry for {0}; measurement not requested</source>
+        <translation>表中没有 {0} 的条目；未要求实测</translation>
+    </message>
+    <message>
+        <source>NVML not available: {0}</source>
+        <translation>NVML 不可用：{0}</translation>
+    </message>
+    <message>
+        <source>CUDA driver not reachable: {0}</source>
+        <translation>无法访问 CUDA 驱动：{0}</translation>
+    </message>
+    <message>
+        <source>Verdict: unified memory; the pool is system RAM, counted once (free memory is what the OS reports as available, MemAvailable on Linux)</source>
+        <translation>结论：统一内存；内存池就是系统内存，只计算一次（空闲内存取操作系统报告的可用内存，在 Linux 上为 MemAvailable）</translation>
+    </message>
+    <message>
+        <source>Verdict: discrete GPU memory, counted separately from system RAM</source>
+        <translation>结论：独立显存，与系统内存分开计算</translation>
+    </message>
+    <message>
+        <source>Verdict: no GPU; models run from system RAM on the CPU</source>
+        <translation>结论：无 GPU；模型在 CPU 上使用系统内存运行</translation>
+    </message>
+    <message>
+        <source>CUDA reports {0} as integrated (CU_DEVICE_ATTRIBUTE_INTEGRATED = 1)</source>
+        <translation>CUDA 报告 {0} 为集成 GPU（CU_DEVICE_ATTRIBUTE_INTEGRATED = 1）</translation>
+    </message>
+    <message>
+        <source>CUDA reports {0} as not integrated (CU_DEVICE_ATTRIBUTE_INTEGRATED = 0)</source>
+        <translation>CUDA 报告 {0} 不是集成 GPU（CU_DEVICE_ATTRIBUTE_INTEGRATED = 0）</translation>
+    </message>
+    <message>
+        <source>&apos;{0}&apos; is a unified-memory part: its GPU shares or coherently addresses CPU memory</source>
+        <translation>“{0}”是统一内存型号：其 GPU 共享或一致地访问 CPU 内存</translation>
+    </message>
+    <message>
+        <source>NVML cannot report memory for {0} (Not Supported): it has no memory of its own</source>
+        <translation>NVML 无法报告 {0} 的显存（Not Supported）：它没有自己的显存</translation>
+    </message>
+    <message>
+        <source>NVML reports {0} of memory on {1}</source>
+        <translation>NVML 报告 {1} 上有 {0} 显存</translation>
+    </message>
+    <message>
+        <source>NVML memory query failed for {0}: {1}</source>
+        <translation>NVML 查询 {0} 的显存失败：{1}</translation>
+    </message>
+    <message>
+        <source>{0}, next to an NVIDIA GPU (coherent NVLink-C2C superchip)</source>
+        <translation>{0}，旁边有 NVIDIA GPU（一致性 NVLink-C2C 超级芯片）</translation>
+    </message>
+    <message>
+        <source>{0}, but no NVIDIA GPU was found</source>
+        <translation>{0}，但没有找到 NVIDIA GPU</translation>
+    </message>
+    <message>
+        <source>unknown</source>
+        <translation>未知</translation>
+    </message>
+    <message>
+        <source>{0} has a {1} VRAM carve-out and {2} of GTT: an APU using system RAM</source>
+        <translation>{0} 划出了 {1} 显存，GTT 为 {2}：这是使用系统内存的 APU</translation>
+    </message>
+    <message>
+        <source>{0} has {1} of dedicated VRAM (GTT {2})</source>
+        <translation>{0} 有 {1} 专用显存（GTT {2}）</translation>
+    </message>
+    <message>
+        <source>An NVIDIA GPU is present, so the AMD GPU does not decide the verdict</source>
+        <translation>存在 NVIDIA GPU，因此 AMD GPU 不决定结论</translation>
+    </message>
+    <message>
+        <source>A discrete AMD GPU is present, so the APU does not decide the verdict</source>
+        <translation>存在独立的 AMD GPU，因此 APU 不决定结论</translation>
+    </message>
+    <message>
+        <source>Apple Silicon ({0}): CPU and GPU share one unified memory</source>
+        <translation>Apple 芯片（{0}）：CPU 和 GPU 共享同一块统一内存</translation>
+    </message>
+    <message>
+        <source>Probe note: {0}</source>
+        <translation>探测说明：{0}</translation>
+    </message>
+    <message>
+        <source>No GPU found (no NVIDIA device, no AMD card in /sys/class/drm, not Apple Silicon)</source>
+        <translation>未找到 GPU（没有 NVIDIA 设备，/sys/class/drm 中没有 AMD 显卡，也不是 Apple 芯片）</translation>
+    </message>
+</context>
+<context>
+    <name>MachineSummary</name>
+    <message>
+        <source>table</source>
+        <translation>查表</translation>
+    </message>
+    <message>
+        <source>measured</source>
+        <translation>实测</translation>
+    </message>
+    <message>
+        <source>unknown</source>
+        <translation>未知</translation>
+    </message>
+    <message>
+        <source>unknown ({0})</source>
+        <translation>未知（{0}）</translation>
+    </message>
+    <message>
+        <source>{0} ({1}: {2})</source>
+        <translation>{0}（{1}：{2}）</translation>
+    </message>
+    <message>
+        <source>{0}, {1} free</source>
+        <translation>{0}，空闲 {1}</translation>
+    </message>
+    <message>
+        <source>shares system RAM</source>
+        <translation>共享系统内存</translation>
+    </message>
+    <message>
+        <source>integrated</source>
+        <translation>集成</translation>
+    </message>
+    <message>
+        <source>compute {0}</source>
+        <translation>计算能力 {0}</translation>
+    </message>
+    <message>
+        <source>driver {0}</source>
+        <translation>驱动 {0}</translation>
+    </message>
+    <message>
+        <source>{0} ({1})</source>
+        <translation>{0}（{1}）</translation>
+    </message>
+    <message>
+        <source>{0}, {1} cores / {2} threads</source>
+        <translation>{0}，{1} 核 / {2} 线程</translation>
+    </message>
+    <message>
+        <source>OS</source>
+        <translation>操作系统</translation>
+    </message>
+    <message>
+        <source>CPU</source>
+        <translation>CPU</translation>
+    </message>
+    <message>
+        <source>RAM</source>
+        <translation>内存</translation>
+    </message>
+    <message>
+        <source>{0} total, {1} available</source>
+        <translation>共 {0}，可用 {1}</translation>
+    </message>
+    <message>
+        <source>GPU</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <source>yes: one pool (system RAM), counted once</source>
+        <translation>是：一个内存池（系统内存），只计算一次</translation>
+    </message>
+    <message>
+        <source>no</source>
+        <translation>否</translation>
+    </message>
+    <message>
+        <source>Unified memory</source>
+        <translation>统一内存</translation>
+    </message>
+    <message>
+        <source>Bandwidth</source>
+        <translation>带宽</translation>
+    </message>
+    <message>
+        <source>Backend</source>
+        <translation>后端</translation>
+    </message>
+</context>
+<context>
     <name>MainWindow</name>
     <message>
         <source>UniDesk</source>
@@ -1086,6 +1385,77 @@
     <message>
         <source>{0}: {1}</source>
         <translation>{0}：{1}</translation>
+    </message>
+</context>
+<context>
+    <name>MemoryPlan</name>
+    <message>
+        <source>{0} tokens x {1} chat</source>
+        <translation>{0} 词元 × {1} 个对话</translation>
+    </message>
+    <message>
+        <source>{0} tokens x {1} chats</source>
+        <translation>{0} 词元 × {1} 个对话</translation>
+    </message>
+    <message>
+        <source>{0} with a {1} KV cache</source>
+        <translation>{0}，使用 {1} KV 缓存</translation>
+    </message>
+    <message>
+        <source>{0} {1}</source>
+        <translation>{0}，{1}</translation>
+    </message>
+    <message>
+        <source>with all layers on the GPU</source>
+        <translation>所有层都在 GPU 上</translation>
+    </message>
+    <message>
+        <source>with {0} of {1} layers on the GPU</source>
+        <translation>{1} 层中的 {0} 层在 GPU 上</translation>
+    </message>
+    <message>
+        <source>needs {0} of GPU memory but {1} is free</source>
+        <translation>需要 {0} 显存，但只有 {1} 空闲</translation>
+    </message>
+    <message>
+        <source>needs {0} of RAM but {1} is free after the {2} reserve</source>
+        <translation>需要 {0} 内存，但扣除 {2} 保留后只有 {1} 空闲</translation>
+    </message>
+    <message>
+        <source>needs {0} but {1} is free</source>
+        <translation>需要 {0}，但只有 {1} 空闲</translation>
+    </message>
+    <message>
+        <source> (the model was trained for at most {0} tokens)</source>
+        <translation>（该模型最多训练到 {0} 词元）</translation>
+    </message>
+    <message>
+        <source>{0}{1}.</source>
+        <translation>{0}{1}。</translation>
+    </message>
+    <message>
+        <source>{0} {1}{2}; {3} fits.</source>
+        <translation>{0}{1}{2}；{3}可以装下。</translation>
+    </message>
+    <message>
+        <source>Even {0} {1}, so this model does not fit here (its weights alone are {2}){3}.</source>
+        <translation>即使是 {0}，也{1}，因此本机装不下这个模型（仅权重就有 {2}）{3}。</translation>
+    </message>
+    <message>
+        <source>{0} fits</source>
+        <translation>{0}可以装下</translation>
+    </message>
+    <message>
+        <source>{0}, the most context that does (the model allows {1})</source>
+        <translation>{0}，这是能装下的最长上下文（模型最多允许 {1}）</translation>
+    </message>
+    <message>
+        <source>{0}, the model&apos;s full context</source>
+        <translation>{0}，即模型的完整上下文</translation>
+    </message>
+    <message>
+        <source>{0}: it needs {1} of the {2} free</source>
+        <translation>{0}：需要 {1}，空闲 {2}</translation>
     </message>
 </context>
 <context>
@@ -1699,6 +2069,169 @@
     <message>
         <source>Show or hide {0}</source>
         <translation>显示或隐藏{0}</translation>
+    </message>
+</context>
+<context>
+    <name>SettingValues</name>
+    <message>
+        <source>is not smaller than {0} = {1}</source>
+        <translation>不小于 {0} = {1}</translation>
+    </message>
+    <message>
+        <source>{0} = {1} {2}</source>
+        <translation>{0} = {1} {2}</translation>
+    </message>
+    <message>
+        <source>{0} {1}</source>
+        <translation>{0} {1}</translation>
+    </message>
+    <message>
+        <source>Change one of: {0}.</source>
+        <translation>请修改其中之一：{0}。</translation>
+    </message>
+    <message>
+        <source>true or false</source>
+        <translation>开启或关闭</translation>
+    </message>
+    <message>
+        <source>a whole number</source>
+        <translation>整数</translation>
+    </message>
+    <message>
+        <source>a number</source>
+        <translation>数字</translation>
+    </message>
+    <message>
+        <source>text in quotes</source>
+        <translation>带引号的文本</translation>
+    </message>
+    <message>
+        <source>is not one of: {0}</source>
+        <translation>不是以下之一：{0}</translation>
+    </message>
+    <message>
+        <source>one of: {0}</source>
+        <translation>以下之一：{0}</translation>
+    </message>
+    <message>
+        <source>text</source>
+        <translation>文本</translation>
+    </message>
+    <message>
+        <source>an http:// or https:// address</source>
+        <translation>http:// 或 https:// 地址</translation>
+    </message>
+    <message>
+        <source>{0} (or &quot;&quot; for none)</source>
+        <translation>{0}（或留空 &quot;&quot; 表示无）</translation>
+    </message>
+    <message>
+        <source>{0} from {1} to {2}</source>
+        <translation>{1} 到 {2} 之间的{0}</translation>
+    </message>
+    <message>
+        <source>{0} of at least {1}</source>
+        <translation>至少为 {1} 的{0}</translation>
+    </message>
+    <message>
+        <source>{0} of at most {1}</source>
+        <translation>至多为 {1} 的{0}</translation>
+    </message>
+    <message>
+        <source>{0}, or {1}</source>
+        <translation>{0}，或 {1}</translation>
+    </message>
+    <message>
+        <source>is not a whole number</source>
+        <translation>不是整数</translation>
+    </message>
+    <message>
+        <source>is not a finite number</source>
+        <translation>不是有限的数</translation>
+    </message>
+    <message>
+        <source>is {0}, not {1}</source>
+        <translation>是{0}，而不是{1}</translation>
+    </message>
+    <message>
+        <source>is below the minimum {0} (or {1})</source>
+        <translation>低于最小值 {0}（或 {1}）</translation>
+    </message>
+    <message>
+        <source>is below the minimum {0}</source>
+        <translation>低于最小值 {0}</translation>
+    </message>
+    <message>
+        <source>is above the maximum {0} (or {1})</source>
+        <translation>高于最大值 {0}（或 {1}）</translation>
+    </message>
+    <message>
+        <source>is above the maximum {0}</source>
+        <translation>高于最大值 {0}</translation>
+    </message>
+    <message>
+        <source>contains bytes that are not UTF-8 text</source>
+        <translation>包含不是 UTF-8 文本的字节</translation>
+    </message>
+    <message>
+        <source>contains a control character (such as a line break)</source>
+        <translation>包含控制字符（例如换行符）</translation>
+    </message>
+    <message>
+        <source>is longer than {0} characters</source>
+        <translation>超过了 {0} 个字符</translation>
+    </message>
+    <message>
+        <source>is empty, but a value is required</source>
+        <translation>为空，但必须填写</translation>
+    </message>
+    <message>
+        <source>is not an http:// or https:// address</source>
+        <translation>不是 http:// 或 https:// 地址</translation>
+    </message>
+    <message>
+        <source>Allowed: {0}.</source>
+        <translation>允许的值：{0}。</translation>
+    </message>
+    <message>
+        <source>true/false</source>
+        <translation>布尔值</translation>
+    </message>
+    <message>
+        <source>a decimal number</source>
+        <translation>小数</translation>
+    </message>
+    <message>
+        <source>a table</source>
+        <translation>表</translation>
+    </message>
+    <message>
+        <source>an array</source>
+        <translation>数组</translation>
+    </message>
+    <message>
+        <source>a date/time</source>
+        <translation>日期/时间</translation>
+    </message>
+    <message>
+        <source>a {0}</source>
+        <translation>{0}</translation>
+    </message>
+    <message>
+        <source>{0} for {1}</source>
+        <translation>{0} 表示{1}</translation>
+    </message>
+    <message>
+        <source>{0} ({1})</source>
+        <translation>{0}（{1}）</translation>
+    </message>
+    <message>
+        <source>{0}. {1}</source>
+        <translation>{0}。{1}</translation>
+    </message>
+    <message>
+        <source>{0}.</source>
+        <translation>{0}。</translation>
     </message>
 </context>
 <context>
@@ -2316,6 +2849,13 @@
     </message>
 </context>
 <context>
+    <name>TextLists</name>
+    <message>
+        <source>{0}, {1}</source>
+        <translation>{0}、{1}</translation>
+    </message>
+</context>
+<context>
     <name>Units</name>
     <message>
         <source>{0} s</source>
@@ -2328,6 +2868,13 @@
     <message>
         <source>{0} h {1} min</source>
         <translation>{0} 小时 {1} 分</translation>
+    </message>
+</context>
+<context>
+    <name>UserFacingError</name>
+    <message>
+        <source>{0} {1}</source>
+        <translation>{0} {1}</translation>
     </message>
 </context>
 <context>

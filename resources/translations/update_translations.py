@@ -1,5 +1,8 @@
 """Refresh the Chinese translation: declared setting texts -> app/ui/declared_texts.py, lupdate -> .ts, lrelease -> .qm.
 
+lupdate reads app/ui (``self.tr``, ``translate``, ``QT_TRANSLATE_NOOP``) and app/core, whose texts for the
+window are marked with ``app.core.util.text.QT_TRANSLATE_NOOP("Context", "source")`` (see that module).
+
 Run from the repository root with the project's virtualenv:
 
     .venv/bin/python resources/translations/update_translations.py
@@ -22,6 +25,7 @@ from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 UI_DIR = REPO_ROOT / "app" / "ui"
+CORE_DIR = REPO_ROOT / "app" / "core"
 TS_FILE = REPO_ROOT / "resources" / "translations" / "unidesk_zh_CN.ts"
 QM_FILE = TS_FILE.with_suffix(".qm")
 MEMORY_FILE = TS_FILE.with_name("translation_memory_zh_CN.json")
@@ -68,13 +72,16 @@ def declared_module_source() -> str:
     return "\n".join(lines)
 
 
-def ui_sources() -> list[Path]:
-    return sorted(path for path in UI_DIR.rglob("*.py") if "__pycache__" not in path.parts)
+def translatable_sources() -> list[Path]:
+    """The Python files lupdate reads: the window's (app/ui) and the core's (app/core)."""
+    return sorted(path for folder in (UI_DIR, CORE_DIR) for path in folder.rglob("*.py")
+                  if "__pycache__" not in path.parts)
 
 
 def run_lupdate(ts_file: Path) -> None:
-    """Extract every translatable string of app/ui into ``ts_file`` (merging with what it holds)."""
-    command = [str(tool("pyside6-lupdate")), *LUPDATE_OPTIONS, *map(str, ui_sources()), "-ts", str(ts_file)]
+    """Extract every translatable string of app/ui and app/core into ``ts_file`` (merging with what it holds)."""
+    command = [str(tool("pyside6-lupdate")), *LUPDATE_OPTIONS, *map(str, translatable_sources()), "-ts",
+               str(ts_file)]
     subprocess.run(command, check=True, capture_output=True, text=True)
 
 

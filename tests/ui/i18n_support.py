@@ -14,6 +14,7 @@ from typing import Any
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
     QAbstractButton,
+    QAbstractSpinBox,
     QComboBox,
     QDockWidget,
     QLabel,
@@ -81,7 +82,8 @@ def _menu_texts(menu: QMenu | QMenuBar) -> list[str]:
 
 
 def widget_texts(widget: QWidget) -> list[str]:
-    """The texts ``widget`` itself shows: its text, items, tabs, menus, placeholder, tooltip and accessible name."""
+    """The texts ``widget`` itself shows: its text, items, tabs, menus, placeholder, a spin box's shown value, tooltip
+    and accessible name."""
     texts = [widget.toolTip(), widget.accessibleName(), widget.accessibleDescription()]
     if isinstance(widget, (QLabel, QAbstractButton)):
         texts.append(widget.text())
@@ -102,6 +104,8 @@ def widget_texts(widget: QWidget) -> list[str]:
         texts += [widget.itemText(index) for index in range(widget.count())]
     if isinstance(widget, (QLineEdit, QPlainTextEdit)):
         texts.append(widget.placeholderText())
+    if isinstance(widget, QAbstractSpinBox):  # the value as shown: a special value by its label ("Automatic")
+        texts += [widget.text(), widget.specialValueText()]
     if isinstance(widget, QTextBrowser):
         texts.append(widget.toPlainText())
     if isinstance(widget, (QMenu, QMenuBar)):

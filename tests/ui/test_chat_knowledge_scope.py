@@ -73,8 +73,8 @@ def open_scope_dialog(qtbot: Any, button: KnowledgeScopeButton) -> KnowledgeScop
 
 
 def save(dialog: KnowledgeScopeDialog) -> None:
-    save_button = dialog.buttons.button(QDialogButtonBox.StandardButton.Save)
-    assert save_button is not None
+    save_button = dialog.save_button
+    assert dialog.buttons.buttonRole(save_button) is QDialogButtonBox.ButtonRole.AcceptRole
     save_button.click()
     assert not dialog.isVisible()
 

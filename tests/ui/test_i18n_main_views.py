@@ -1,5 +1,6 @@
 """Switching the main views to Chinese at runtime (issue #8): the window with its menus, the conversations, a cited
-answer, the gauges, the status bar and the open settings leave no English but names, and switching back keeps the
+answer, the gauges, the status bar and the open settings leave no English but names (the core's own words are
+translated too: tooltips, plan, backend reason, source labels), and switching back keeps the
 draft, the selected conversation, the unapplied settings and the scroll position."""
 
 from __future__ import annotations
@@ -13,14 +14,13 @@ from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QComboBox, QLabel, QWidget
 
 from app.context import AppContext
-from app.core.config import SETTINGS, describe_allowed
 from app.ui.i18n import LanguageSwitcher, follow_language, rendered, translate
 from app.ui.settings.setting_spin_box import SettingSpinBox
 from tests.ui.chat_support import ChatWindows
+from tests.ui.core_texts_support import data_in, english_words_left
 from tests.ui.i18n_support import (
     CODE_NAMES,
     MainViews,
-    english_left,
     has_cjk_font,
     opened_main_views,
     switched_language,
@@ -50,24 +50,27 @@ def views(qtbot: Any, chat_windows: ChatWindows, app_context: AppContext, tmp_pa
 
 
 def names_in(views: MainViews, folder: Path) -> list[str]:
-    """What stays as it is in any language: file and model names, paths, code, and the core's own English
-    (backend reasons, plan explanations, the allowed values of settings: app/core has no translations)."""
+    """What stays as it is in any language: file and model names, paths, code, and the data inside the core's
+    texts (sizes, KV types; its words are translated: backend reasons, plan explanations, what a setting allows;
+    the values a settings file holds, which tooltips list, are let through by english_words_left). The test
+    machine's backend reason is a plain string the test wrote, so it counts as a name too."""
     window = views.window
     status = window.services.engine_manager.status()
     loaded = status.loaded
     assert loaded is not None and status.selection is not None
     names = [loaded.model_name, str(loaded.config.model_path), loaded.config.model_path.name, "tiny-model",
-             status.selection.reason, *loaded.notes, str(folder), *CODE_NAMES, *TECHNICAL_NAMES]
+             str(folder), *CODE_NAMES, *TECHNICAL_NAMES]
+    names += [data for note in loaded.notes for data in data_in(note)]
+    names += data_in(status.selection.reason)
     names += [text for path in views.sources for text in (str(path), path.name)]
     verdict = views.settings.verdict_view.verdict
     assert verdict is not None
     if verdict.plan is not None:
-        names.append(verdict.plan.explanation)
+        names += data_in(verdict.plan.explanation)
     if verdict.selection is not None:
-        names.append(verdict.selection.reason)
+        names += data_in(verdict.selection.reason)
     if verdict.hardware is not None:
-        names.append(verdict.hardware.recommended_backend.reason)
-    names += [describe_allowed(spec) for spec in SETTINGS]
+        names += data_in(verdict.hardware.recommended_backend.reason)
     return names
 
 
@@ -90,7 +93,7 @@ def test_the_main_views_speak_chinese_and_switch_back_keeping_their_state(
     qtbot.waitUntil(lambda: settings.verdict_view.verdict is not verdict_before)  # planned for 3 chats
     view.messages.verticalScrollBar().setValue(view.messages.verticalScrollBar().maximum() // 2)
     scrolled_to = view.messages.verticalScrollBar().value()
-    english_before = english_left(visible_texts(window), names_in(views, tmp_path))
+    english_before = english_words_left(visible_texts(window), names_in(views, tmp_path))
     assert "Send" in english_before and "Regenerate" in english_before  # the check sees the English UI
 
     assert switcher.apply("zh_CN") == "zh_CN"
@@ -106,12 +109,13 @@ def test_the_main_views_speak_chinese_and_switch_back_keeping_their_state(
     assert answer is not None and answer.author.text() == "助手 · tiny-model"
     assert "复制代码" in answer.body.plain_text()
     assert "(第 3 页)" in answer.chips[0].toolTip() and answer.chips[0].open_action.text() == "打开文件"
+    assert answer.chips[0].text() == "[1] report.pdf，第 3 页"  # the core's source label, translated
     answer.chips[0].passage_action.trigger()
     popup = view.passage_popup
     assert popup is not None and popup.isVisible() and popup.open_button.text() == "打开文件"
     names = names_in(views, tmp_path)
     for root in (window, settings, popup):
-        assert english_left(visible_texts(root), names) == [], root.objectName()
+        assert english_words_left(visible_texts(root), names) == [], root.objectName()
     popup.close()
     if has_cjk_font():
         screenshot(window, "zh-05-main-window")
@@ -128,7 +132,7 @@ def test_the_main_views_speak_chinese_and_switch_back_keeping_their_state(
     assert settings.panel.advanced_toggle.isChecked() and settings.isVisible()
     assert view.messages.verticalScrollBar().value() == scrolled_to
     assert window.file_menu.title() == "&File" and window.model_status.text.text().startswith("Ready: ")
-    assert sorted(english_left(visible_texts(window), names)) == sorted(english_before)
+    assert sorted(english_words_left(visible_texts(window), names)) == sorted(english_before)
 
 
 

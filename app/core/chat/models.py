@@ -6,6 +6,8 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from app.core.util.text import QT_TRANSLATE_NOOP, Text
+
 Role = Literal["system", "user", "assistant"]
 ROLES: tuple[Role, ...] = ("system", "user", "assistant")
 FinishReason = Literal["stop", "length", "cancelled", "error"]
@@ -65,13 +67,14 @@ class Conversation:
 
 
 def source_label(path: str, page: int | None, heading: str) -> str:
-    """How a source is named to the model and the user: "file, p. N, heading"."""
-    parts = [os.path.basename(path) or path]
+    """How a source is named to the model and the user: "file, p. N, heading" (a Text: the window translates
+    "p." and the commas; the model's prompt gets the English)."""
+    label = os.path.basename(path) or path
     if page is not None:
-        parts.append(f"p. {page}")
+        label = Text("Citations", QT_TRANSLATE_NOOP("Citations", "{0}, p. {1}"), (label, page))
     if heading.strip():
-        parts.append(heading.strip())
-    return ", ".join(parts)
+        label = Text("Citations", QT_TRANSLATE_NOOP("Citations", "{0}, {1}"), (label, heading.strip()))
+    return label
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,7 @@ from typing import Any, Protocol
 
 from app.core.chat.errors import QuestionTooLongError
 from app.core.chat.models import Message, Passage, Role
+from app.core.util.text import QT_TRANSLATE_NOOP, Text
 
 SOURCES_HEADER = "Sources:"
 QUESTION_HEADER = "Question:"
@@ -259,9 +260,12 @@ def _breakdown(
 def _raise_question_too_long(measure: _Measure, question: str, context_length: int, reserve: int) -> None:
     needed = measure.total(measure.messages((), question, ()))
     raise QuestionTooLongError(
-        f"The question does not fit: with the system prompt it takes {needed} tokens, and "
-        f"{reserve} more are kept for the answer, but the model's context holds {context_length} tokens.",
-        "Shorten the question, or raise the context length in Settings and reload the model.",
+        Text("ChatErrors", QT_TRANSLATE_NOOP(
+            "ChatErrors", "The question does not fit: with the system prompt it takes {0} tokens, and "
+                          "{1} more are kept for the answer, but the model's context holds {2} tokens."),
+             (needed, reserve, context_length)),
+        Text("ChatErrors", QT_TRANSLATE_NOOP(
+            "ChatErrors", "Shorten the question, or raise the context length in Settings and reload the model.")),
         needed_tokens=needed + reserve,
         context_tokens=context_length,
     )

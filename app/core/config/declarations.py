@@ -15,7 +15,9 @@ from app.core.config.schema import (
     TextFormat,
     UnknownSettingError,
     ValueKind,
+    setting_problem,
 )
+from app.core.util.text import QT_TRANSLATE_NOOP, Text
 
 SECTIONS: tuple[SettingSection, ...] = (
     SettingSection("model", "Model", "Which language model UniDesk runs."),
@@ -335,8 +337,9 @@ def _overlap_below_chunk(values: Mapping[str, SettingValue]) -> str | None:
     overlap = values["kb.chunk_overlap_tokens"]
     chunk = values["kb.chunk_tokens"]
     if isinstance(overlap, int) and isinstance(chunk, int) and overlap >= chunk:
-        return (f"kb.chunk_overlap_tokens = {overlap} is not smaller than "
-                f"kb.chunk_tokens = {chunk}")
+        reason = Text("SettingValues", QT_TRANSLATE_NOOP("SettingValues", "is not smaller than {0} = {1}"),
+                      ("kb.chunk_tokens", chunk))
+        return setting_problem("kb.chunk_overlap_tokens", str(overlap), reason)
     return None
 
 

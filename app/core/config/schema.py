@@ -7,6 +7,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from app.core.util.errors import UserFacingError
+from app.core.util.text import QT_TRANSLATE_NOOP, Text
 
 SettingValue = bool | int | float | str
 """A setting's value: every setting is one TOML scalar (no lists, tables or dates)."""
@@ -120,12 +121,38 @@ class CrossFieldRule:
     check: Callable[[Mapping[str, SettingValue]], str | None]
 
 
+PROBLEM_CONTEXT = "SettingValues"
+_KEY_VALUE_REASON = QT_TRANSLATE_NOOP("SettingValues", "{0} = {1} {2}")
+_VALUE_REASON = QT_TRANSLATE_NOOP("SettingValues", "{0} {1}")
+
+
+def setting_problem(key: str, shown_value: str, reason: str) -> Text:
+    """``key = value reason``, e.g. ``engine.parallel_chats = 0 is below the minimum 1``; a settings panel
+    shows it without the key (:attr:`SettingValueError.problem`)."""
+    return Text(PROBLEM_CONTEXT, _KEY_VALUE_REASON, (key, shown_value, reason))
+
+
 class SettingValueError(UserFacingError):
     """A value that a setting does not accept, or a combination of values that breaks a rule."""
 
     def __init__(self, key: str, message: str, hint: str | None = None) -> None:
         super().__init__(message, hint)
         self.key = key
+
+    @property
+    def problem(self) -> str:
+        """The message without the ``key = `` (or ``key ``) it starts with: what a field's editor shows."""
+        message, key = self.message, self.key
+        if isinstance(message, Text) and message.context == PROBLEM_CONTEXT and message.args[:1] == (key,):
+            if message.template == _KEY_VALUE_REASON:
+                return Text(PROBLEM_CONTEXT, _VALUE_REASON, message.args[1:])
+            reason = message.args[1] if len(message.args) == 2 else None
+            if message.template == _VALUE_REASON and isinstance(reason, str):
+                return reason
+        for prefix in (f"{key} = ", f"{key} "):
+            if message.startswith(prefix):
+                return message[len(prefix):]
+        return message
 
 
 class UnknownSettingError(SettingValueError, KeyError):

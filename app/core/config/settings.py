@@ -8,6 +8,7 @@ from types import MappingProxyType
 from app.core.config.declarations import RULES, SETTINGS, spec_for, unknown_setting_error
 from app.core.config.schema import SettingValue, SettingValueError, same_value
 from app.core.config.validation import format_value, validate_value
+from app.core.util.text import QT_TRANSLATE_NOOP, Text, listed
 
 
 class Settings(Mapping[str, SettingValue]):
@@ -117,4 +118,6 @@ def check_rules(values: Mapping[str, SettingValue]) -> None:
     for rule in RULES:
         reason = rule.check(values)
         if reason is not None:
-            raise SettingValueError(rule.reset_key, reason, f"Change one of: {', '.join(rule.keys)}.")
+            keys = listed(rule.keys)
+            hint = Text("SettingValues", QT_TRANSLATE_NOOP("SettingValues", "Change one of: {0}."), (keys,))
+            raise SettingValueError(rule.reset_key, reason, hint)

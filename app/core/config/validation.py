@@ -24,19 +24,30 @@ from app.core.config.schema import (
     TextFormat,
     ValueKind,
     same_value,
+    setting_problem,
 )
+from app.core.util.text import QT_TRANSLATE_NOOP, Text, listed
 
 SECRET_MASK = "********"
+CONTEXT = "SettingValues"
+"""Translation context of the phrases below (what a setting accepts, why a value is refused)."""
+DECLARED_CONTEXT = "SettingsDeclaration"
+"""Translation context of the declared titles, labels and units (app/ui/declared_texts.py lists them)."""
 
 _EXPECTED_PHRASE = {
-    ValueKind.BOOL: "true or false",
-    ValueKind.INT: "a whole number",
-    ValueKind.FLOAT: "a number",
-    ValueKind.STR: "text in quotes",
+    ValueKind.BOOL: Text(CONTEXT, QT_TRANSLATE_NOOP("SettingValues", "true or false")),
+    ValueKind.INT: Text(CONTEXT, QT_TRANSLATE_NOOP("SettingValues", "a whole number")),
+    ValueKind.FLOAT: Text(CONTEXT, QT_TRANSLATE_NOOP("SettingValues", "a number")),
+    ValueKind.STR: Text(CONTEXT, QT_TRANSLATE_NOOP("SettingValues", "text in quotes")),
 }
 
 _TRUE_WORDS = frozenset({"true", "yes", "on", "1"})
 _FALSE_WORDS = frozenset({"false", "no", "off", "0"})
+
+
+def _said(template: str, *args: object) -> Text:
+    """A phrase of this module (``template`` marked with QT_TRANSLATE_NOOP("SettingValues", ...))."""
+    return Text(CONTEXT, template, args)
 
 
 def validate_value(spec: SettingSpec, value: object) -> SettingValue:
@@ -49,8 +60,8 @@ def validate_value(spec: SettingSpec, value: object) -> SettingValue:
     if any(same_value(typed, special.value) for special in spec.special_values):
         return typed
     if spec.choices and not any(same_value(typed, choice.value) for choice in spec.choices):
-        allowed = ", ".join(_choice_text(choice, spec) for choice in _all_choices(spec))
-        raise _error(spec, value, f"is not one of: {allowed}")
+        allowed = listed(_choice_text(choice, spec) for choice in _all_choices(spec))
+        raise _error(spec, value, _said(QT_TRANSLATE_NOOP("SettingValues", "is not one of: {0}"), allowed))
     if isinstance(typed, (int, float)) and not isinstance(typed, bool):
         _check_bounds(spec, value, typed)
     if isinstance(typed, str):
@@ -66,24 +77,28 @@ def format_value(spec: SettingSpec, value: object) -> str:
 
 
 def describe_allowed(spec: SettingSpec) -> str:
-    """One phrase saying what the setting accepts, e.g. ``a whole number from 1 to 64``."""
+    """One phrase saying what the setting accepts, e.g. ``a whole number from 1 to 64`` (a Text)."""
     if spec.choices:
-        return "one of: " + ", ".join(_choice_text(choice, spec) for choice in _all_choices(spec))
-    phrase = _EXPECTED_PHRASE[spec.kind]
+        choices = listed(_choice_text(choice, spec) for choice in _all_choices(spec))
+        return _said(QT_TRANSLATE_NOOP("SettingValues", "one of: {0}"), choices)
+    phrase: str = _EXPECTED_PHRASE[spec.kind]
     if spec.kind is ValueKind.STR:
-        phrase = "text"
+        phrase = _said(QT_TRANSLATE_NOOP("SettingValues", "text"))
         if spec.text_format is TextFormat.URL:
-            phrase = "an http:// or https:// address"
+            phrase = _said(QT_TRANSLATE_NOOP("SettingValues", "an http:// or https:// address"))
         if spec.allow_empty:
-            phrase += ' (or "" for none)'
+            phrase = _said(QT_TRANSLATE_NOOP("SettingValues", '{0} (or "" for none)'), phrase)
     if spec.minimum is not None and spec.maximum is not None:
-        phrase += f" from {_number_text(spec.minimum)} to {_with_unit(spec, spec.maximum)}"
+        phrase = _said(QT_TRANSLATE_NOOP("SettingValues", "{0} from {1} to {2}"), phrase,
+                       _number_text(spec.minimum), _with_unit(spec, spec.maximum))
     elif spec.minimum is not None:
-        phrase += f" of at least {_with_unit(spec, spec.minimum)}"
+        phrase = _said(QT_TRANSLATE_NOOP("SettingValues", "{0} of at least {1}"), phrase,
+                       _with_unit(spec, spec.minimum))
     elif spec.maximum is not None:
-        phrase += f" of at most {_with_unit(spec, spec.maximum)}"
+        phrase = _said(QT_TRANSLATE_NOOP("SettingValues", "{0} of at most {1}"), phrase,
+                       _with_unit(spec, spec.maximum))
     if spec.special_values:
-        phrase += ", or " + _special_phrase(spec)
+        phrase = _said(QT_TRANSLATE_NOOP("SettingValues", "{0}, or {1}"), phrase, _special_phrase(spec))
     return phrase
 
 
@@ -124,55 +139,63 @@ def _coerce_type(spec: SettingSpec, value: object) -> SettingValue:
             return value
         if isinstance(value, float):
             if not math.isfinite(value) or not value.is_integer():
-                raise _error(spec, value, "is not a whole number")
+                raise _error(spec, value, _said(QT_TRANSLATE_NOOP("SettingValues", "is not a whole number")))
             return int(value)
     elif spec.kind is ValueKind.FLOAT:
         if isinstance(value, int) and not isinstance(value, bool):
             return float(value)
         if isinstance(value, float):
             if not math.isfinite(value):
-                raise _error(spec, value, "is not a finite number")
+                raise _error(spec, value, _said(QT_TRANSLATE_NOOP("SettingValues", "is not a finite number")))
             return value
     elif isinstance(value, str):
         return value
-    raise _error(spec, value, f"is {_type_phrase(value)}, not {_EXPECTED_PHRASE[spec.kind]}")
+    reason = _said(QT_TRANSLATE_NOOP("SettingValues", "is {0}, not {1}"), _type_phrase(value),
+                   _EXPECTED_PHRASE[spec.kind])
+    raise _error(spec, value, reason)
 
 
 def _check_bounds(spec: SettingSpec, original: object, number: int | float) -> None:
-    alternatives = ""
-    if spec.special_values:
-        alternatives = " (or " + _special_phrase(spec) + ")"
     if spec.minimum is not None and number < spec.minimum:
-        reason = f"is below the minimum {_with_unit(spec, spec.minimum)}{alternatives}"
+        minimum = _with_unit(spec, spec.minimum)
+        reason = (_said(QT_TRANSLATE_NOOP("SettingValues", "is below the minimum {0} (or {1})"), minimum,
+                        _special_phrase(spec)) if spec.special_values
+                  else _said(QT_TRANSLATE_NOOP("SettingValues", "is below the minimum {0}"), minimum))
         raise _error(spec, original, reason)
     if spec.maximum is not None and number > spec.maximum:
-        reason = f"is above the maximum {_with_unit(spec, spec.maximum)}{alternatives}"
+        maximum = _with_unit(spec, spec.maximum)
+        reason = (_said(QT_TRANSLATE_NOOP("SettingValues", "is above the maximum {0} (or {1})"), maximum,
+                        _special_phrase(spec)) if spec.special_values
+                  else _said(QT_TRANSLATE_NOOP("SettingValues", "is above the maximum {0}"), maximum))
         raise _error(spec, original, reason)
 
 
 def _check_text(spec: SettingSpec, original: object, text: str) -> None:
     if any("\udc80" <= character <= "\udcff" for character in text):
-        raise _error(spec, original, "contains bytes that are not UTF-8 text")
+        reason = _said(QT_TRANSLATE_NOOP("SettingValues", "contains bytes that are not UTF-8 text"))
+        raise _error(spec, original, reason)
     if any(ord(character) < 0x20 or ord(character) == 0x7F for character in text):
-        raise _error(spec, original, "contains a control character (such as a line break)")
+        reason = _said(QT_TRANSLATE_NOOP("SettingValues", "contains a control character (such as a line break)"))
+        raise _error(spec, original, reason)
     if len(text) > spec.max_length:
-        raise _error(spec, original, f"is longer than {spec.max_length} characters")
+        raise _error(spec, original, _said(QT_TRANSLATE_NOOP("SettingValues", "is longer than {0} characters"),
+                                           spec.max_length))
     if not text:
         if not spec.allow_empty:
-            raise _error(spec, original, "is empty, but a value is required")
+            raise _error(spec, original, _said(QT_TRANSLATE_NOOP("SettingValues", "is empty, but a value is required")))
         return
     if spec.text_format is TextFormat.URL:
         parts = urllib.parse.urlsplit(text)
         if parts.scheme not in ("http", "https") or not parts.netloc:
-            raise _error(spec, original, "is not an http:// or https:// address")
+            reason = _said(QT_TRANSLATE_NOOP("SettingValues", "is not an http:// or https:// address"))
+            raise _error(spec, original, reason)
 
 
 def _error(spec: SettingSpec, value: object, reason: str) -> SettingValueError:
+    hint = _said(QT_TRANSLATE_NOOP("SettingValues", "Allowed: {0}."), describe_allowed(spec))
     if _is_scalar(value):
-        message = f"{spec.key} = {format_value(spec, value)} {reason}"
-    else:
-        message = f"{spec.key} {reason}"
-    return SettingValueError(spec.key, message, f"Allowed: {describe_allowed(spec)}.")
+        return SettingValueError(spec.key, setting_problem(spec.key, format_value(spec, value), reason), hint)
+    return SettingValueError(spec.key, _said(QT_TRANSLATE_NOOP("SettingValues", "{0} {1}"), spec.key, reason), hint)
 
 
 def _is_scalar(value: object) -> bool:
@@ -181,20 +204,20 @@ def _is_scalar(value: object) -> bool:
 
 def _type_phrase(value: object) -> str:
     if isinstance(value, bool):
-        return "true/false"
+        return _said(QT_TRANSLATE_NOOP("SettingValues", "true/false"))
     if isinstance(value, int):
-        return "a whole number"
+        return _said(QT_TRANSLATE_NOOP("SettingValues", "a whole number"))
     if isinstance(value, float):
-        return "a decimal number"
+        return _said(QT_TRANSLATE_NOOP("SettingValues", "a decimal number"))
     if isinstance(value, str):
-        return "text"
+        return _said(QT_TRANSLATE_NOOP("SettingValues", "text"))
     if isinstance(value, dict):
-        return "a table"
+        return _said(QT_TRANSLATE_NOOP("SettingValues", "a table"))
     if isinstance(value, (list, tuple)):
-        return "an array"
+        return _said(QT_TRANSLATE_NOOP("SettingValues", "an array"))
     if isinstance(value, (datetime.date, datetime.time)):
-        return "a date/time"
-    return f"a {type(value).__name__}"
+        return _said(QT_TRANSLATE_NOOP("SettingValues", "a date/time"))
+    return _said(QT_TRANSLATE_NOOP("SettingValues", "a {0}"), type(value).__name__)
 
 
 def toml_text(value: object) -> str:
@@ -207,7 +230,7 @@ def toml_text(value: object) -> str:
         return repr(value) if math.isfinite(value) else str(value)
     if isinstance(value, int):
         return str(value)
-    return f"<{_type_phrase(value)}>"
+    return f"<{_type_phrase(value)}>"  # the English: a TOML file's view of it
 
 
 def printable(text: str) -> str:
@@ -230,7 +253,9 @@ def _number_text(number: int | float) -> str:
 
 def _with_unit(spec: SettingSpec, number: int | float) -> str:
     text = _number_text(number)
-    return f"{text} {spec.unit}" if spec.unit else text
+    if not spec.unit:
+        return text
+    return _said(QT_TRANSLATE_NOOP("SettingValues", "{0} {1}"), text, Text(DECLARED_CONTEXT, spec.unit))
 
 
 def _special_phrase(spec: SettingSpec) -> str:
@@ -239,8 +264,8 @@ def _special_phrase(spec: SettingSpec) -> str:
     for choice in spec.special_values:
         value = choice.value
         shown = str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
-        parts.append(f"{shown} for {choice.label.lower()}")
-    return ", ".join(parts)
+        parts.append(_said(QT_TRANSLATE_NOOP("SettingValues", "{0} for {1}"), shown, _label(choice)))
+    return listed(parts)
 
 
 def _all_choices(spec: SettingSpec) -> tuple[Choice, ...]:
@@ -251,4 +276,9 @@ def _choice_text(choice: Choice, spec: SettingSpec) -> str:
     shown = choice.value if isinstance(choice.value, str) else format_value(spec, choice.value)
     if isinstance(choice.value, str) or choice.label == str(choice.value):
         return str(shown)
-    return f"{shown} ({choice.label.lower()})"
+    return _said(QT_TRANSLATE_NOOP("SettingValues", "{0} ({1})"), shown, _label(choice))
+
+
+def _label(choice: Choice) -> Text:
+    """A declared label inside a phrase: lower case in English ("0 for automatic")."""
+    return Text(DECLARED_CONTEXT, choice.label, lowercase=True)

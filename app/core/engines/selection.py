@@ -7,12 +7,22 @@ from pathlib import Path
 
 from app.core.engines.base import BackendName, ModelLoadError
 from app.core.hardware.report import HardwareReport
+from app.core.util.text import QT_TRANSLATE_NOOP, Text
+
+CONTEXT = "BackendChoice"
 
 
 @dataclass(frozen=True)
 class BackendSelection:
+    """The backend that runs a model and why, in one sentence (a Text: translated in the window)."""
+
     backend: BackendName
     reason: str
+
+
+def _said(template: str, *args: object) -> Text:
+    """A reason or an error (``template`` marked with QT_TRANSLATE_NOOP("BackendChoice", ...))."""
+    return Text(CONTEXT, template, args)
 
 
 def is_gguf_model(model_path: Path) -> bool:
@@ -33,32 +43,37 @@ def select_backend(model_path: Path, setting: str, hardware: HardwareReport) -> 
     raises ModelLoadError saying why.
     """
     if setting == "remote":
-        return BackendSelection("remote", "the settings send requests to a remote server")
+        return BackendSelection("remote", _said(QT_TRANSLATE_NOOP(
+            "BackendChoice", "the settings send requests to a remote server")))
     gguf = is_gguf_model(model_path)
     vllm_ok = hardware.recommended_backend.backend == "vllm"
     if gguf:
         if setting == "vllm":
-            return BackendSelection(
-                "llamacpp", "GGUF files run on llama.cpp (vLLM was chosen in settings, but it does not load GGUF)"
-            )
-        return BackendSelection("llamacpp", "GGUF files run on llama.cpp")
+            return BackendSelection("llamacpp", _said(QT_TRANSLATE_NOOP(
+                "BackendChoice",
+                "GGUF files run on llama.cpp (vLLM was chosen in settings, but it does not load GGUF)")))
+        return BackendSelection("llamacpp", _said(QT_TRANSLATE_NOOP("BackendChoice", "GGUF files run on llama.cpp")))
     if setting == "llamacpp":
         raise ModelLoadError(
-            f"{model_path.name} is a Hugging Face model folder, which llama.cpp cannot load.",
-            "Choose a .gguf file, or set the backend to auto or vLLM.",
+            _said(QT_TRANSLATE_NOOP("BackendChoice",
+                                    "{0} is a Hugging Face model folder, which llama.cpp cannot load."),
+                  model_path.name),
+            _said(QT_TRANSLATE_NOOP("BackendChoice", "Choose a .gguf file, or set the backend to auto or vLLM.")),
             cause="unsupported",
         )
     if vllm_ok or setting == "vllm":
         if not vllm_ok:
             raise ModelLoadError(
-                f"vLLM cannot run here: {hardware.recommended_backend.reason}",
-                "Use a .gguf model with llama.cpp instead.",
+                _said(QT_TRANSLATE_NOOP("BackendChoice", "vLLM cannot run here: {0}"),
+                      hardware.recommended_backend.reason),
+                _said(QT_TRANSLATE_NOOP("BackendChoice", "Use a .gguf model with llama.cpp instead.")),
                 cause="unsupported",
             )
         return BackendSelection("vllm", hardware.recommended_backend.reason)
     raise ModelLoadError(
-        f"{model_path.name} is a Hugging Face model folder; on this machine models run on llama.cpp, "
-        "which needs a .gguf file.",
-        f"Choose a GGUF version of the model ({hardware.recommended_backend.reason}).",
+        _said(QT_TRANSLATE_NOOP("BackendChoice", "{0} is a Hugging Face model folder; on this machine models run on "
+                                                 "llama.cpp, which needs a .gguf file."), model_path.name),
+        _said(QT_TRANSLATE_NOOP("BackendChoice", "Choose a GGUF version of the model ({0})."),
+              hardware.recommended_backend.reason),
         cause="unsupported",
     )

@@ -5,6 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from app.core.hardware.report import BackendRecommendation
+from app.core.util.text import QT_TRANSLATE_NOOP, Text
+
+CONTEXT = "BackendChoice"
 
 
 def _safely(check: Callable[[], bool]) -> bool:
@@ -24,19 +27,16 @@ def recommend_backend(
     """
     if system == "Linux" and is_unified:
         if _safely(vllm_importable):
-            return BackendRecommendation(
-                "vllm",
-                "Linux with unified memory and vLLM installed: vLLM makes the best use of the shared pool.",
-            )
-        return BackendRecommendation(
-            "llamacpp", "Unified memory on Linux, but vLLM is not installed, so llama.cpp runs the model."
-        )
+            return BackendRecommendation("vllm", Text(CONTEXT, QT_TRANSLATE_NOOP(
+                "BackendChoice",
+                "Linux with unified memory and vLLM installed: vLLM makes the best use of the shared pool.")))
+        return BackendRecommendation("llamacpp", Text(CONTEXT, QT_TRANSLATE_NOOP(
+            "BackendChoice", "Unified memory on Linux, but vLLM is not installed, so llama.cpp runs the model.")))
     if is_unified:
-        return BackendRecommendation(
-            "llamacpp", f"Unified memory on {system}, where vLLM does not run: llama.cpp runs the model."
-        )
+        return BackendRecommendation("llamacpp", Text(CONTEXT, QT_TRANSLATE_NOOP(
+            "BackendChoice", "Unified memory on {0}, where vLLM does not run: llama.cpp runs the model."), (system,)))
     if has_gpu:
-        return BackendRecommendation(
-            "llamacpp", "Discrete GPU: llama.cpp offloads layers to its memory and keeps the rest in RAM."
-        )
-    return BackendRecommendation("llamacpp", "No GPU: llama.cpp runs the model on the CPU.")
+        return BackendRecommendation("llamacpp", Text(CONTEXT, QT_TRANSLATE_NOOP(
+            "BackendChoice", "Discrete GPU: llama.cpp offloads layers to its memory and keeps the rest in RAM.")))
+    return BackendRecommendation("llamacpp", Text(CONTEXT, QT_TRANSLATE_NOOP(
+        "BackendChoice", "No GPU: llama.cpp runs the model on the CPU.")))

@@ -8,11 +8,18 @@ from dataclasses import dataclass
 
 from app.core.hardware.bandwidth_table import look_up_bandwidth
 from app.core.hardware.report import BandwidthEstimate
+from app.core.util.text import QT_TRANSLATE_NOOP, Text, listed
 
 MIB = 1024**2
+CONTEXT = "MachineEvidence"
 DEFAULT_ARRAY_BYTES = 128 * MIB  # larger than any CPU cache, so the copy streams from DRAM
 DEFAULT_TIME_BUDGET_S = 0.25
 MAX_REPEATS = 8
+
+
+def _said(template: str, *args: object) -> Text:
+    """Where a figure came from (``template`` marked with QT_TRANSLATE_NOOP("MachineEvidence", ...))."""
+    return Text(CONTEXT, template, args)
 
 
 @dataclass(frozen=True)
@@ -53,14 +60,17 @@ def measure_copy_bandwidth(
                 break
         bytes_moved = 2 * source.nbytes
     except Exception as error:  # the probe must never crash on a benchmark
-        return BandwidthEstimate(0.0, "unknown", f"copy benchmark failed: {error}")
+        failed = _said(QT_TRANSLATE_NOOP("MachineEvidence", "copy benchmark failed: {0}"), str(error))
+        return BandwidthEstimate(0.0, "unknown", failed)
     if best_seconds <= 0:
-        return BandwidthEstimate(0.0, "unknown", "copy benchmark too fast to time")
+        too_fast = _said(QT_TRANSLATE_NOOP("MachineEvidence", "copy benchmark too fast to time"))
+        return BandwidthEstimate(0.0, "unknown", too_fast)
     return BandwidthEstimate(
         bytes_moved / best_seconds,
         "measured",
-        f"numpy copy of {array_bytes / MIB:.0f} MiB on one CPU thread, best of {repeats}, "
-        "read + write bytes counted (STREAM copy)",
+        _said(QT_TRANSLATE_NOOP("MachineEvidence", "numpy copy of {0:.0f} MiB on one CPU thread, best of {1}, "
+                                                   "read + write bytes counted (STREAM copy)"),
+              array_bytes / MIB, repeats),
     )
 
 
@@ -81,11 +91,15 @@ def estimate_bandwidth(
         hit = look_up_bandwidth(candidate.name, memory_bytes=candidate.memory_bytes, cpu_cores=cpu_cores)
         if hit is not None:
             return BandwidthEstimate(
-                hit.bytes_per_second, "table", f"{hit.label} (matched '{candidate.name}')"
+                hit.bytes_per_second, "table",
+                _said(QT_TRANSLATE_NOOP("MachineEvidence", "{0} (matched '{1}')"), hit.label, candidate.name),
             )
-    names = ", ".join(candidate.name for candidate in candidates) or "this machine"
+    names = listed(candidate.name for candidate in candidates) or _said(
+        QT_TRANSLATE_NOOP("MachineEvidence", "this machine"))
     if not decode_reads_system_ram:
-        return BandwidthEstimate(0.0, "unknown", f"no bandwidth figure known for {names}")
+        return BandwidthEstimate(0.0, "unknown", _said(
+            QT_TRANSLATE_NOOP("MachineEvidence", "no bandwidth figure known for {0}"), names))
     if measure:
         return measure_copy_bandwidth()
-    return BandwidthEstimate(0.0, "unknown", f"no table entry for {names}; measurement not requested")
+    return BandwidthEstimate(0.0, "unknown", _said(
+        QT_TRANSLATE_NOOP("MachineEvidence", "no table entry for {0}; measurement not requested"), names))

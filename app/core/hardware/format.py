@@ -1,72 +1,96 @@
-"""Human-readable, multi-line text of a hardware report (what ``unidesk probe`` prints)."""
+"""Human-readable, multi-line text of a hardware report (what ``unidesk probe`` prints and the welcome page shows).
+
+The report is a Text (app.core.util.text): English to the CLI, translated in the window.
+"""
 
 from __future__ import annotations
 
 from app.core.hardware.report import BandwidthEstimate, GpuInfo, HardwareReport
+from app.core.util.text import LAYOUT, QT_TRANSLATE_NOOP, Text, joined, listed
 
 GIB = 1024**3
 LABEL_WIDTH = 16
+CONTEXT = "MachineSummary"
+_ROW = f"{{0:<{LABEL_WIDTH}}}{{1}}"
+_BANDWIDTH_SOURCES = {
+    "table": QT_TRANSLATE_NOOP("MachineSummary", "table"),
+    "measured": QT_TRANSLATE_NOOP("MachineSummary", "measured"),
+}
+
+
+def _said(template: str, *args: object) -> Text:
+    """A phrase of the summary (``template`` marked with QT_TRANSLATE_NOOP("MachineSummary", ...))."""
+    return Text(CONTEXT, template, args)
+
+
+def _unknown() -> Text:
+    return _said(QT_TRANSLATE_NOOP("MachineSummary", "unknown"))
 
 
 def format_bytes(byte_count: int | None) -> str:
     """``"23.4 GiB"``, or ``"unknown"`` for ``None`` / zero."""
-    return f"{byte_count / GIB:.1f} GiB" if byte_count else "unknown"
+    return f"{byte_count / GIB:.1f} GiB" if byte_count else _unknown()
 
 
 def format_bandwidth(estimate: BandwidthEstimate) -> str:
     """``"273 GB/s (table: NVIDIA GB10 ...)"`` or ``"unknown (why)"``."""
     if estimate.source == "unknown" or estimate.bytes_per_second <= 0:
-        return f"unknown ({estimate.detail})" if estimate.detail else "unknown"
+        if estimate.detail:
+            return _said(QT_TRANSLATE_NOOP("MachineSummary", "unknown ({0})"), estimate.detail)
+        return _unknown()
     gigabytes = estimate.bytes_per_second / 1e9
     figure = f"{gigabytes:,.0f} GB/s" if gigabytes >= 10 else f"{gigabytes:.1f} GB/s"
-    return f"{figure} ({estimate.source}: {estimate.detail})"
+    source = Text(CONTEXT, _BANDWIDTH_SOURCES.get(estimate.source, estimate.source))
+    return _said(QT_TRANSLATE_NOOP("MachineSummary", "{0} ({1}: {2})"), figure, source, estimate.detail)
 
 
 def _gpu_line(gpu: GpuInfo, is_unified: bool) -> str:
     details: list[str] = []
     if gpu.memory_total_bytes is not None:
-        free = f", {format_bytes(gpu.memory_free_bytes)} free" if gpu.memory_free_bytes is not None else ""
-        details.append(f"{format_bytes(gpu.memory_total_bytes)}{free}")
+        total = format_bytes(gpu.memory_total_bytes)
+        details.append(_said(QT_TRANSLATE_NOOP("MachineSummary", "{0}, {1} free"), total,
+                             format_bytes(gpu.memory_free_bytes)) if gpu.memory_free_bytes is not None else total)
     elif is_unified:
-        details.append("shares system RAM")
+        details.append(_said(QT_TRANSLATE_NOOP("MachineSummary", "shares system RAM")))
     if gpu.integrated:
-        details.append("integrated")
+        details.append(_said(QT_TRANSLATE_NOOP("MachineSummary", "integrated")))
     if gpu.compute_capability:
-        details.append(f"compute {gpu.compute_capability}")
+        details.append(_said(QT_TRANSLATE_NOOP("MachineSummary", "compute {0}"), gpu.compute_capability))
     if gpu.driver:
-        details.append(f"driver {gpu.driver}")
-    suffix = f" ({', '.join(details)})" if details else ""
-    return f"{gpu.name}{suffix}"
+        details.append(_said(QT_TRANSLATE_NOOP("MachineSummary", "driver {0}"), gpu.driver))
+    if not details:
+        return gpu.name
+    return _said(QT_TRANSLATE_NOOP("MachineSummary", "{0} ({1})"), gpu.name, listed(details))
 
 
-def _row(label: str, value: str) -> str:
-    return f"{label:<{LABEL_WIDTH}}{value}"
+def _row(label: str, value: str) -> Text:
+    return Text(LAYOUT, _ROW, (label, value))
 
 
 def format_report(report: HardwareReport) -> str:
-    """The report as aligned ``label  value`` lines, with the unified-memory evidence as bullets."""
+    """The report as aligned ``label  value`` lines, with the unified-memory evidence as bullets (a Text)."""
     unified = report.unified
     total, available = format_bytes(report.ram_total_bytes), format_bytes(report.ram_available_bytes)
+    cores = _said(QT_TRANSLATE_NOOP("MachineSummary", "{0}, {1} cores / {2} threads"), report.cpu_model,
+                  report.cpu_cores_physical, report.cpu_cores_logical)
     lines = [
-        _row("OS", f"{report.os_name} {report.os_release} ({report.arch})"),
-        _row(
-            "CPU",
-            f"{report.cpu_model}, {report.cpu_cores_physical} cores / {report.cpu_cores_logical} threads",
-        ),
-        _row(
-            "RAM",
-            f"{total} total, {available} available",
-        ),
+        _row(_said(QT_TRANSLATE_NOOP("MachineSummary", "OS")), f"{report.os_name} {report.os_release} ({report.arch})"),
+        _row(_said(QT_TRANSLATE_NOOP("MachineSummary", "CPU")), cores),
+        _row(_said(QT_TRANSLATE_NOOP("MachineSummary", "RAM")),
+             _said(QT_TRANSLATE_NOOP("MachineSummary", "{0} total, {1} available"), total, available)),
     ]
+    gpu_label = _said(QT_TRANSLATE_NOOP("MachineSummary", "GPU"))
     if report.gpus:
         for index, gpu in enumerate(report.gpus):
-            lines.append(_row("GPU" if index == 0 else "", _gpu_line(gpu, unified.is_unified)))
+            lines.append(_row(gpu_label if index == 0 else "", _gpu_line(gpu, unified.is_unified)))
     else:
-        lines.append(_row("GPU", "none"))
-    verdict = "yes: one pool (system RAM), counted once" if unified.is_unified else "no"
-    lines.append(_row("Unified memory", verdict))
-    lines.extend(_row("", f"- {line}") for line in unified.evidence)
-    lines.append(_row("Bandwidth", format_bandwidth(report.bandwidth)))
+        lines.append(_row(gpu_label, _said(QT_TRANSLATE_NOOP("MachineSummary", "none"))))
+    verdict = (_said(QT_TRANSLATE_NOOP("MachineSummary", "yes: one pool (system RAM), counted once"))
+               if unified.is_unified else _said(QT_TRANSLATE_NOOP("MachineSummary", "no")))
+    lines.append(_row(_said(QT_TRANSLATE_NOOP("MachineSummary", "Unified memory")), verdict))
+    lines.extend(_row("", Text(LAYOUT, "- {0}", (line,))) for line in unified.evidence)
+    lines.append(_row(_said(QT_TRANSLATE_NOOP("MachineSummary", "Bandwidth")), format_bandwidth(report.bandwidth)))
     backend = report.recommended_backend
-    lines.append(_row("Backend", f"{backend.backend} ({backend.reason})"))
-    return "\n".join(lines)
+    lines.append(_row(_said(QT_TRANSLATE_NOOP("MachineSummary", "Backend")),
+                      _said(QT_TRANSLATE_NOOP("MachineSummary", "{0} ({1})"), backend.backend, backend.reason)))
+    return joined(lines, "\n")

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from app.core.hardware.cuda_driver import CudaDeviceRecord
 from app.core.hardware.nvml_reader import NvmlGpuRecord
 from app.core.hardware.sources import ProbeSources
+from app.core.util.text import QT_TRANSLATE_NOOP, Text
 
 # NVIDIA parts whose GPU shares (or coherently addresses) the CPU's memory.
 UNIFIED_NAME_PATTERN = re.compile(
@@ -51,14 +52,16 @@ def _read_nvml(sources: ProbeSources) -> tuple[tuple[NvmlGpuRecord, ...], str | 
     try:
         return sources.read_nvml(), None
     except Exception as error:  # any NVML failure means "no NVML answer", never a crash
-        return (), f"NVML not available: {_one_line(error)}"
+        return (), Text("MachineEvidence", QT_TRANSLATE_NOOP("MachineEvidence", "NVML not available: {0}"),
+                        (_one_line(error),))
 
 
 def _read_cuda(sources: ProbeSources) -> tuple[tuple[CudaDeviceRecord, ...] | None, str | None]:
     try:
         return sources.read_cuda(), None
     except Exception as error:
-        return None, f"CUDA driver not reachable: {_one_line(error)}"
+        return None, Text("MachineEvidence", QT_TRANSLATE_NOOP("MachineEvidence", "CUDA driver not reachable: {0}"),
+                          (_one_line(error),))
 
 
 def _merge(nvml: tuple[NvmlGpuRecord, ...], cuda: tuple[CudaDeviceRecord, ...]) -> tuple[NvidiaGpu, ...]:

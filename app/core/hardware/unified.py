@@ -6,15 +6,20 @@ from app.core.hardware.amd import AmdGpu
 from app.core.hardware.nvidia import NvidiaFindings, NvidiaGpu
 from app.core.hardware.report import GpuInfo, UnifiedMemoryVerdict
 from app.core.hardware.soc import SocFacts
+from app.core.util.text import QT_TRANSLATE_NOOP, Text
 
 GIB = 1024**3
+CONTEXT = "MachineEvidence"
+"""Translation context of the evidence lines (Texts: English to the CLI, translated in the window)."""
 
-VERDICT_UNIFIED = (
+VERDICT_UNIFIED = Text(CONTEXT, QT_TRANSLATE_NOOP(
+    "MachineEvidence",
     "Verdict: unified memory; the pool is system RAM, counted once "
-    "(free memory is what the OS reports as available, MemAvailable on Linux)"
-)
-VERDICT_DISCRETE = "Verdict: discrete GPU memory, counted separately from system RAM"
-VERDICT_NO_GPU = "Verdict: no GPU; models run from system RAM on the CPU"
+    "(free memory is what the OS reports as available, MemAvailable on Linux)"))
+VERDICT_DISCRETE = Text(CONTEXT, QT_TRANSLATE_NOOP(
+    "MachineEvidence", "Verdict: discrete GPU memory, counted separately from system RAM"))
+VERDICT_NO_GPU = Text(CONTEXT, QT_TRANSLATE_NOOP(
+    "MachineEvidence", "Verdict: no GPU; models run from system RAM on the CPU"))
 
 
 def _gib(byte_count: int) -> str:
@@ -26,22 +31,28 @@ def _nvidia_gpu_signs(gpu: NvidiaGpu) -> tuple[list[str], bool]:
     lines: list[str] = []
     unified = False
     if gpu.integrated is True:
-        lines.append(f"CUDA reports {gpu.name} as integrated (CU_DEVICE_ATTRIBUTE_INTEGRATED = 1)")
+        lines.append(Text(CONTEXT, QT_TRANSLATE_NOOP(
+            "MachineEvidence", "CUDA reports {0} as integrated (CU_DEVICE_ATTRIBUTE_INTEGRATED = 1)"), (gpu.name,)))
         unified = True
     elif gpu.integrated is False:
-        lines.append(f"CUDA reports {gpu.name} as not integrated (CU_DEVICE_ATTRIBUTE_INTEGRATED = 0)")
+        lines.append(Text(CONTEXT, QT_TRANSLATE_NOOP(
+            "MachineEvidence", "CUDA reports {0} as not integrated (CU_DEVICE_ATTRIBUTE_INTEGRATED = 0)"), (gpu.name,)))
     if gpu.has_unified_name:
-        lines.append(
-            f"'{gpu.name}' is a unified-memory part: its GPU shares or coherently addresses CPU memory"
-        )
+        lines.append(Text(CONTEXT, QT_TRANSLATE_NOOP(
+            "MachineEvidence", "'{0}' is a unified-memory part: its GPU shares or coherently addresses CPU memory"),
+            (gpu.name,)))
         unified = True
     if gpu.memory_not_supported:
-        lines.append(f"NVML cannot report memory for {gpu.name} (Not Supported): it has no memory of its own")
+        lines.append(Text(CONTEXT, QT_TRANSLATE_NOOP(
+            "MachineEvidence", "NVML cannot report memory for {0} (Not Supported): it has no memory of its own"),
+            (gpu.name,)))
         unified = True
     elif gpu.memory_total_bytes is not None:
-        lines.append(f"NVML reports {_gib(gpu.memory_total_bytes)} of memory on {gpu.name}")
+        lines.append(Text(CONTEXT, QT_TRANSLATE_NOOP("MachineEvidence", "NVML reports {0} of memory on {1}"),
+                          (_gib(gpu.memory_total_bytes), gpu.name)))
     elif gpu.memory_error is not None:
-        lines.append(f"NVML memory query failed for {gpu.name}: {gpu.memory_error}")
+        lines.append(Text(CONTEXT, QT_TRANSLATE_NOOP("MachineEvidence", "NVML memory query failed for {0}: {1}"),
+                          (gpu.name, gpu.memory_error)))
     return lines, unified
 
 
@@ -57,29 +68,38 @@ def _nvidia_signs(nvidia: NvidiaFindings, soc: SocFacts) -> tuple[list[str], boo
             # A Grace CPU next to an NVIDIA GPU is (almost always) a superchip joined by coherent
             # NVLink-C2C. Erring toward "unified" is the safe mistake: it under-counts memory,
             # whereas counting one pool twice can starve the OS.
-            lines.append(f"{soc.grace_evidence}, next to an NVIDIA GPU (coherent NVLink-C2C superchip)")
+            lines.append(Text(CONTEXT, QT_TRANSLATE_NOOP(
+                "MachineEvidence", "{0}, next to an NVIDIA GPU (coherent NVLink-C2C superchip)"),
+                (soc.grace_evidence,)))
             unified = True
         else:
-            lines.append(f"{soc.grace_evidence}, but no NVIDIA GPU was found")
+            lines.append(Text(CONTEXT, QT_TRANSLATE_NOOP("MachineEvidence", "{0}, but no NVIDIA GPU was found"),
+                              (soc.grace_evidence,)))
     return lines, unified
 
 
 def _amd_signs(amd: tuple[AmdGpu, ...], nvidia_present: bool) -> tuple[list[str], bool]:
     lines: list[str] = []
     for gpu in amd:
-        vram = _gib(gpu.vram_total_bytes) if gpu.vram_total_bytes is not None else "unknown"
-        gtt = _gib(gpu.gtt_total_bytes) if gpu.gtt_total_bytes is not None else "unknown"
+        unknown = Text(CONTEXT, QT_TRANSLATE_NOOP("MachineEvidence", "unknown"))
+        vram = _gib(gpu.vram_total_bytes) if gpu.vram_total_bytes is not None else unknown
+        gtt = _gib(gpu.gtt_total_bytes) if gpu.gtt_total_bytes is not None else unknown
         if gpu.is_apu:
-            lines.append(f"{gpu.name} has a {vram} VRAM carve-out and {gtt} of GTT: an APU using system RAM")
+            lines.append(Text(CONTEXT, QT_TRANSLATE_NOOP(
+                "MachineEvidence", "{0} has a {1} VRAM carve-out and {2} of GTT: an APU using system RAM"),
+                (gpu.name, vram, gtt)))
         else:
-            lines.append(f"{gpu.name} has {vram} of dedicated VRAM (GTT {gtt})")
+            lines.append(Text(CONTEXT, QT_TRANSLATE_NOOP("MachineEvidence", "{0} has {1} of dedicated VRAM (GTT {2})"),
+                              (gpu.name, vram, gtt)))
     if nvidia_present:
         if amd:
-            lines.append("An NVIDIA GPU is present, so the AMD GPU does not decide the verdict")
+            lines.append(Text(CONTEXT, QT_TRANSLATE_NOOP(
+                "MachineEvidence", "An NVIDIA GPU is present, so the AMD GPU does not decide the verdict")))
         return lines, False
     any_discrete = any(not gpu.is_apu for gpu in amd)
     if any_discrete and any(gpu.is_apu for gpu in amd):
-        lines.append("A discrete AMD GPU is present, so the APU does not decide the verdict")
+        lines.append(Text(CONTEXT, QT_TRANSLATE_NOOP(
+            "MachineEvidence", "A discrete AMD GPU is present, so the APU does not decide the verdict")))
     return lines, bool(amd) and not any_discrete
 
 
@@ -95,7 +115,8 @@ def decide_unified(
     evidence: list[str] = []
     unified = False
     if apple is not None:
-        evidence.append(f"Apple Silicon ({apple.name}): CPU and GPU share one unified memory")
+        evidence.append(Text(CONTEXT, QT_TRANSLATE_NOOP(
+            "MachineEvidence", "Apple Silicon ({0}): CPU and GPU share one unified memory"), (apple.name,)))
         unified = True
     if soc.is_jetson:
         evidence.extend(soc.jetson_evidence)
@@ -106,9 +127,11 @@ def decide_unified(
     evidence.extend(amd_lines)
     unified = unified or nvidia_unified or amd_unified
     evidence.extend(nvidia.notes)
-    evidence.extend(f"Probe note: {note}" for note in probe_notes)
+    evidence.extend(Text(CONTEXT, QT_TRANSLATE_NOOP("MachineEvidence", "Probe note: {0}"), (note,))
+                    for note in probe_notes)
     has_gpu = apple is not None or soc.is_jetson or bool(nvidia.gpus) or bool(amd)
     if not has_gpu:
-        evidence.append("No GPU found (no NVIDIA device, no AMD card in /sys/class/drm, not Apple Silicon)")
+        evidence.append(Text(CONTEXT, QT_TRANSLATE_NOOP(
+            "MachineEvidence", "No GPU found (no NVIDIA device, no AMD card in /sys/class/drm, not Apple Silicon)")))
     evidence.append(VERDICT_UNIFIED if unified else VERDICT_DISCRETE if has_gpu else VERDICT_NO_GPU)
     return UnifiedMemoryVerdict(is_unified=unified, evidence=tuple(evidence))

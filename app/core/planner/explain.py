@@ -1,11 +1,21 @@
-"""One-sentence explanations of a plan: what fits, or what does not and the nearest that does."""
+"""One-sentence explanations of a plan: what fits, or what does not and the nearest that does.
+
+The sentences are Texts (app.core.util.text): English to the CLI and JSON, translated in the window.
+"""
 
 from __future__ import annotations
 
 from app.core.planner.recommend import SearchResult
 from app.core.planner.sizing import ALL_LAYERS, Sizing
+from app.core.util.text import QT_TRANSLATE_NOOP, Text
 
 GIB = 1024**3
+CONTEXT = "MemoryPlan"
+
+
+def _said(template: str, *args: object) -> Text:
+    """A phrase of the plan (``template`` marked with QT_TRANSLATE_NOOP("MemoryPlan", ...))."""
+    return Text(CONTEXT, template, args)
 
 
 def gib(value: int, decimals: int = 1) -> str:
@@ -24,12 +34,16 @@ def _pair(needed: int, available: int) -> tuple[str, str]:
 def describe(sizing: Sizing, reference: Sizing | None = None) -> str:
     """e.g. "16384 tokens x 4 chats", plus the KV type / GPU layers where they differ from ``reference``."""
     setting = sizing.setting
-    chats = "chat" if setting.parallel_sequences == 1 else "chats"
-    text = f"{setting.context_length} tokens x {setting.parallel_sequences} {chats}"
+    if setting.parallel_sequences == 1:
+        text = _said(QT_TRANSLATE_NOOP("MemoryPlan", "{0} tokens x {1} chat"), setting.context_length,
+                     setting.parallel_sequences)
+    else:
+        text = _said(QT_TRANSLATE_NOOP("MemoryPlan", "{0} tokens x {1} chats"), setting.context_length,
+                     setting.parallel_sequences)
     if reference is not None and setting.kv_cache_dtype != reference.setting.kv_cache_dtype:
-        text += f" with a {setting.kv_cache_dtype} KV cache"
+        text = _said(QT_TRANSLATE_NOOP("MemoryPlan", "{0} with a {1} KV cache"), text, setting.kv_cache_dtype)
     if reference is not None and sizing.n_gpu_layers != reference.n_gpu_layers:
-        text += " " + _layers_text(sizing)
+        text = _said(QT_TRANSLATE_NOOP("MemoryPlan", "{0} {1}"), text, _layers_text(sizing))
     return text
 
 
@@ -37,8 +51,8 @@ def _layers_text(sizing: Sizing) -> str:
     """Where llama.cpp's layers go on a discrete GPU."""
     layers = sizing.n_gpu_layers
     if layers == ALL_LAYERS or (layers is not None and layers >= sizing.n_layers):
-        return "with all layers on the GPU"
-    return f"with {layers} of {sizing.n_layers} layers on the GPU"
+        return _said(QT_TRANSLATE_NOOP("MemoryPlan", "with all layers on the GPU"))
+    return _said(QT_TRANSLATE_NOOP("MemoryPlan", "with {0} of {1} layers on the GPU"), layers, sizing.n_layers)
 
 
 def shortfall(sizing: Sizing) -> str:
@@ -46,38 +60,43 @@ def shortfall(sizing: Sizing) -> str:
     budget = sizing.budget
     if not sizing.gpu_fits:
         needed, free = _pair(sizing.gpu_bytes, budget.gpu_bytes)
-        return f"needs {needed} of GPU memory but {free} is free"
+        return _said(QT_TRANSLATE_NOOP("MemoryPlan", "needs {0} of GPU memory but {1} is free"), needed, free)
     if budget.kind == "discrete":
         needed, free = _pair(sizing.host_bytes, budget.host_bytes)
-        return f"needs {needed} of RAM but {free} is free after the {gib(budget.reserve_bytes)} reserve"
+        return _said(QT_TRANSLATE_NOOP("MemoryPlan", "needs {0} of RAM but {1} is free after the {2} reserve"),
+                     needed, free, gib(budget.reserve_bytes))
     needed, free = _pair(sizing.total_bytes, budget.total_bytes)
-    return f"needs {needed} but {free} is free"
+    return _said(QT_TRANSLATE_NOOP("MemoryPlan", "needs {0} but {1} is free"), needed, free)
 
 
 def explain(result: SearchResult, trained_context: int, requested_context: int | None) -> str:
-    """The plan's one sentence."""
+    """The plan's one sentence (a Text)."""
     requested, recommended = result.requested, result.recommended
     capped = requested_context is not None and requested_context > trained_context
-    cap_note = f" (the model was trained for at most {trained_context} tokens)" if capped else ""
+    cap_note = (_said(QT_TRANSLATE_NOOP("MemoryPlan", " (the model was trained for at most {0} tokens)"),
+                      trained_context) if capped else "")
     if result.found and recommended is requested:
-        return _fit_sentence(recommended, trained_context, result.auto_context) + cap_note + "."
+        return _said(QT_TRANSLATE_NOOP("MemoryPlan", "{0}{1}."),
+                     _fit_sentence(recommended, trained_context, result.auto_context), cap_note)
     if result.found:
-        return f"{describe(requested)} {shortfall(requested)}{cap_note}; {describe(recommended, requested)} fits."
-    weights = gib(requested.weights_bytes)
-    return (
-        f"Even {describe(recommended, requested)} {shortfall(recommended)}, so this model does not fit "
-        f"here (its weights alone are {weights}){cap_note}."
+        return _said(QT_TRANSLATE_NOOP("MemoryPlan", "{0} {1}{2}; {3} fits."), describe(requested),
+                     shortfall(requested), cap_note, describe(recommended, requested))
+    return _said(
+        QT_TRANSLATE_NOOP("MemoryPlan",
+                          "Even {0} {1}, so this model does not fit here (its weights alone are {2}){3}."),
+        describe(recommended, requested), shortfall(recommended), gib(requested.weights_bytes), cap_note,
     )
 
 
 def _fit_sentence(sizing: Sizing, trained_context: int, auto_context: bool) -> str:
     """The sentence for a setting that fits."""
     used, free = _pair(sizing.total_bytes, sizing.budget.total_bytes)
-    text = describe(sizing) + " fits"
+    text = _said(QT_TRANSLATE_NOOP("MemoryPlan", "{0} fits"), describe(sizing))
     if auto_context and sizing.setting.context_length < trained_context:
-        text += f", the most context that does (the model allows {trained_context})"
+        text = _said(QT_TRANSLATE_NOOP("MemoryPlan", "{0}, the most context that does (the model allows {1})"),
+                     text, trained_context)
     elif auto_context:
-        text += ", the model's full context"
+        text = _said(QT_TRANSLATE_NOOP("MemoryPlan", "{0}, the model's full context"), text)
     if sizing.budget.kind == "discrete" and sizing.n_gpu_layers is not None:
-        text += " " + _layers_text(sizing)
-    return f"{text}: it needs {used} of the {free} free"
+        text = _said(QT_TRANSLATE_NOOP("MemoryPlan", "{0} {1}"), text, _layers_text(sizing))
+    return _said(QT_TRANSLATE_NOOP("MemoryPlan", "{0}: it needs {1} of the {2} free"), text, used, free)

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from app.core.util.text import QT_TRANSLATE_NOOP, Text
+
 
 class UserFacingError(Exception):
     """An error whose message is shown to the user as is (CLI: one line on stderr).
 
-    ``message`` says what is wrong; ``hint`` (optional) says what to do about it.
+    ``message`` says what is wrong; ``hint`` (optional) says what to do about it. Either may be a
+    :class:`~app.core.util.text.Text` (the window shows it translated). ``str(error)`` is the English
+    "message hint", itself a Text (:attr:`text`), so a window that shows ``str(error)`` can translate it.
     """
 
     def __init__(self, message: str, hint: str | None = None) -> None:
@@ -15,6 +19,11 @@ class UserFacingError(Exception):
         self.hint = hint
 
     def __str__(self) -> str:
+        return self.text
+
+    @property
+    def text(self) -> str:
+        """Message and hint as one translatable Text (the English is ``str(error)``)."""
         if self.hint:
-            return f"{self.message} {self.hint}"
+            return Text("UserFacingError", QT_TRANSLATE_NOOP("UserFacingError", "{0} {1}"), (self.message, self.hint))
         return self.message

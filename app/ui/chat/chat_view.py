@@ -30,7 +30,7 @@ from app.ui.chat.message_entries import entries_for
 from app.ui.chat.message_list import MessageList
 from app.ui.chat.passage_popup import PassagePopup
 from app.ui.chat.running_answers import FinishedAnswer, RunningAnswers
-from app.ui.i18n import follow_language
+from app.ui.i18n import follow_language, render
 
 log = logging.getLogger(__name__)
 
@@ -199,7 +199,7 @@ class ChatView(QWidget):
                 detail or self.tr("the model")), level="info", dismissable=False)
             return
         text = (lambda: self.tr("No model is loaded: load one to chat.")) if state == "none" else (
-            lambda: self.tr("The model could not be loaded: {0}").format(detail))
+            lambda: self.tr("The model could not be loaded: {0}").format(render(detail)))
         self.notice.show_notice("model", text, level="warning" if state == "none" else "error",
                                 action="load_model", action_text=lambda: self.tr("Load model…"), dismissable=False)
 

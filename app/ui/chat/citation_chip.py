@@ -9,7 +9,7 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu, QSizePolicy, QToolButton, QWidget
 
 from app.core.chat.models import Citation
-from app.ui.i18n import follow_language
+from app.ui.i18n import follow_language, render
 
 CHIP_MAX_WIDTH = 260
 PDF_SUFFIX = ".pdf"
@@ -24,7 +24,8 @@ def source_url(citation: Citation) -> QUrl:
 
 
 def chip_text(citation: Citation) -> str:
-    return f"[{citation.number}] {citation.label}"
+    """``[2] report.pdf, p. 3`` in the current language (the core's label is a Text)."""
+    return f"[{citation.number}] {render(citation.label)}"
 
 
 class CitationChip(QToolButton):
@@ -44,12 +45,10 @@ class CitationChip(QToolButton):
         self.setAutoRaise(False)
         self.setPopupMode(QToolButton.ToolButtonPopupMode.MenuButtonPopup)
         self.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Fixed)
-        full = chip_text(citation)
         if citation.cited:
             font = self.font()
             font.setBold(True)
             self.setFont(font)
-        self.setText(self.fontMetrics().elidedText(full, Qt.TextElideMode.ElideMiddle, CHIP_MAX_WIDTH))
         menu = QMenu(self)
         self.open_action = QAction(self)
         self.open_action.triggered.connect(lambda: self.open_requested.emit(self.citation))
@@ -64,6 +63,7 @@ class CitationChip(QToolButton):
     def retranslate_ui(self) -> None:
         citation = self.citation
         full = chip_text(citation)
+        self.setText(self.fontMetrics().elidedText(full, Qt.TextElideMode.ElideMiddle, CHIP_MAX_WIDTH))
         where = self.tr("page {0}").format(citation.page) if citation.page is not None else ""
         tooltip = [full, citation.path + (f" ({where})" if where else "")]
         if citation.excerpt:

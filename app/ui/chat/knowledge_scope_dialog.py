@@ -8,7 +8,6 @@ from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
-    QDialogButtonBox,
     QHBoxLayout,
     QLabel,
     QPushButton,
@@ -19,6 +18,7 @@ from PySide6.QtWidgets import (
 from app.core.chat.models import KnowledgeScope
 from app.core.kb.catalog import DocumentRecord
 from app.ui.chat.knowledge_scope_tree import KnowledgeScopeTree
+from app.ui.dialog_buttons import ButtonRole, DialogButtons
 
 LOADING, LOADED, FAILED = "loading", "loaded", "failed"
 
@@ -53,8 +53,9 @@ class KnowledgeScopeDialog(QDialog):
         self.all_button = QPushButton(self)
         self.all_button.setObjectName("useAllDocumentsButton")
         self.all_button.clicked.connect(self.tree.clear_checks)
-        self.buttons = QDialogButtonBox(
-            QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel, self)
+        self.buttons = DialogButtons(self)
+        self.save_button = self.buttons.add(ButtonRole.AcceptRole, lambda: self.tr("Save"))
+        self.cancel_button = self.buttons.add(ButtonRole.RejectRole, lambda: self.tr("Cancel"))
         self.buttons.accepted.connect(self._save)
         self.buttons.rejected.connect(self.reject)
         below = QHBoxLayout()

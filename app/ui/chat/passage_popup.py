@@ -61,6 +61,7 @@ class PassagePopup(QFrame):
         citation = self.citation
         if citation is None:
             return
+        self.title.setText(chip_text(citation))
         self.location.setText(citation.path if self._file_exists
                               else self.tr("{0} (the file is no longer there)").format(citation.path))
         self.passage.setText(citation.excerpt or self.tr("No passage text was kept for this source."))
@@ -68,7 +69,6 @@ class PassagePopup(QFrame):
     def show_citation(self, citation: Citation, at: QPoint) -> None:
         """Fill the popup for ``citation`` and show it with its top-left corner at global ``at``."""
         self.citation = citation
-        self.title.setText(chip_text(citation))
         self._file_exists = Path(citation.path).is_file()
         self._show_texts()
         self.open_button.setEnabled(self._file_exists)

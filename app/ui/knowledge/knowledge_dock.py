@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent
 from PySide6.QtWidgets import QDockWidget, QWidget
 
+from app.ui.i18n import follow_language
 from app.ui.icons import themed_icon
 from app.ui.knowledge.knowledge_base_panel import KnowledgeBasePanel
+from app.ui.window_menus import name_dock
 
 DOCK_OBJECT_NAME = "knowledgeDock"
 
@@ -21,16 +22,11 @@ class KnowledgeDock(QDockWidget):
         self.setWidget(panel)
         self.setWindowIcon(themed_icon("knowledge-base"))  # shown on its tab beside the gauges
         self.toggleViewAction().setIcon(themed_icon("knowledge-base"))
-        self.retranslate_ui()
+        follow_language(self, self.retranslate_ui)
 
     def retranslate_ui(self) -> None:
-        self.setWindowTitle(self.tr("Knowledge base"))
-        self.toggleViewAction().setText(self.tr("&Knowledge base"))
-
-    def changeEvent(self, event: QEvent) -> None:
-        if event.type() == QEvent.Type.LanguageChange:
-            self.retranslate_ui()
-        super().changeEvent(event)
+        """The title, and the View menu's item with its mnemonic, in the current language."""
+        name_dock(self, self.tr("Knowledge base"), self.tr("&Knowledge base"))
 
     def show_and_focus(self) -> None:
         """Show the dock in front of its tab group and put the focus on the documents."""

@@ -10,7 +10,7 @@ from app.core.hardware.report import HardwareReport
 from app.core.models.fit import VariantFit
 from app.core.models.progress import DownloadProgress
 from app.core.models.units import human_size
-from app.ui.i18n import duration_text, translate
+from app.ui.i18n import duration_text, render, translate
 from app.ui.theme import status_colors
 
 GIB = 1024**3
@@ -105,7 +105,7 @@ def download_state_text(progress: DownloadProgress) -> str:
         "finished": translate("ModelTexts", "Downloaded and verified."),
         "cancelled": translate("ModelTexts", "Download cancelled."),
     }
-    failed = translate("ModelTexts", "The download failed: {0}").format(progress.message)
+    failed = translate("ModelTexts", "The download failed: {0}").format(render(progress.message))
     return texts.get(progress.state, failed)
 
 

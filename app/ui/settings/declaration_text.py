@@ -5,6 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import QCoreApplication
 
 from app.core.config import SettingValueError
+from app.core.util.text import QT_TRANSLATE_NOOP, Text
 
 CONTEXT = "SettingsDeclaration"
 """Translation context of declared setting texts (the Chinese UI fills it in)."""
@@ -18,13 +19,12 @@ def declared(text: str) -> str:
 def reason_text(error: SettingValueError) -> str:
     """What is wrong and what is allowed, without the ``key = `` prefix meant for files and commands.
 
-    E.g. ``0 is below the minimum 1. Allowed: a whole number from 1 to 64.``
+    E.g. ``0 is below the minimum 1. Allowed: a whole number from 1 to 64.`` A Text: show it with
+    ``app.ui.i18n.render`` (again after a language switch).
     """
-    message = error.message
-    prefix = f"{error.key} = "
-    if message.startswith(prefix):
-        message = message[len(prefix):]
-    elif message.startswith(error.key + " "):
-        message = message[len(error.key) + 1:]
-    sentence = message.rstrip(".") + "."
-    return f"{sentence} {error.hint}" if error.hint else sentence
+    problem = error.problem
+    if not isinstance(problem, Text):
+        problem = problem.rstrip(".")
+    if error.hint:
+        return Text("SettingValues", QT_TRANSLATE_NOOP("SettingValues", "{0}. {1}"), (problem, error.hint))
+    return Text("SettingValues", QT_TRANSLATE_NOOP("SettingValues", "{0}."), (problem,))

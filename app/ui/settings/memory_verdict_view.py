@@ -8,7 +8,7 @@ from functools import partial
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFrame, QLabel, QVBoxLayout, QWidget
 
-from app.ui.i18n import follow_language
+from app.ui.i18n import follow_language, render
 from app.ui.settings.verdict_planning import Verdict, format_gib, format_tokens
 
 VERDICT_COLORS = {"unknown": "#9e9e9e", "fits": "#43a047", "short": "#e53935"}
@@ -21,7 +21,8 @@ BACKEND_NAMES = {"llamacpp": "llama.cpp", "vllm": "vLLM"}
 class MemoryVerdictView(QFrame):
     """Shows a Verdict: "Fits: 14.2 of 28.0 GiB free" or "Needs 31.0 GiB, 28.0 GiB free: lower …".
 
-    It keeps what it was last asked to show, so a language switch writes it again.
+    It keeps what it was last asked to show, so a language switch writes it again (the planner's explanation
+    and the core's reasons are Texts, rendered in the language shown).
     """
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -60,7 +61,7 @@ class MemoryVerdictView(QFrame):
 
     def show_failure(self, reason: str) -> None:
         self._show_again = partial(self.show_failure, reason)
-        self._show(self.tr("Memory: could not plan ({0})").format(reason), "", False)
+        self._show(self.tr("Memory: could not plan ({0})").format(render(reason)), "", False)
 
     def show_verdict(self, verdict: Verdict) -> None:
         self._show_again = partial(self.show_verdict, verdict)
@@ -104,7 +105,7 @@ class MemoryVerdictView(QFrame):
     def _show(self, headline: str, detail: str, fits: bool | None) -> None:
         self.fits = fits
         self.headline.setText(headline)
-        self.detail.setText(detail)
+        self.detail.setText(render(detail))
         self.detail.setVisible(bool(detail))
         state = "unknown" if fits is None else "fits" if fits else "short"
         self.setProperty("verdict", state)

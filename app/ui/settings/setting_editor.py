@@ -27,7 +27,7 @@ from app.core.config import (
     validate_value,
 )
 from app.core.config.schema import same_value
-from app.ui.i18n import follow_language
+from app.ui.i18n import follow_language, render
 from app.ui.settings.declaration_text import declared, reason_text
 from app.ui.settings.path_field import PathField
 from app.ui.settings.setting_double_spin_box import SettingDoubleSpinBox
@@ -105,6 +105,7 @@ class SettingEditor(QWidget):
             self.reveal_button.setText(self.tr("Show"))
             self.reveal_button.setAccessibleName(self.tr("Show {0}").format(title))
             self.reveal_button.setToolTip(self.tr("Show or hide {0}").format(title))
+        self._show_error()  # the core's reason, in the language shown
 
     # ---- building --------------------------------------------------------------------
     def _small_label(self, name: str) -> QLabel:
@@ -120,7 +121,7 @@ class SettingEditor(QWidget):
         return label
 
     def _tooltip(self) -> str:
-        allowed = self.tr("Allowed: {0}.").format(describe_allowed(self.spec))
+        allowed = self.tr("Allowed: {0}.").format(render(describe_allowed(self.spec)))
         return f"{declared(self.spec.description)}\n{allowed}"
 
     def _make_control(self) -> Control:
@@ -235,7 +236,7 @@ class SettingEditor(QWidget):
 
     def _show_error(self) -> None:
         text = self.error()
-        self.error_label.setText(text or "")
+        self.error_label.setText(render(text) if text else "")
         self.error_label.setVisible(bool(text))
         field = self._text_field()
         if field is not None:  # a widget style sheet, not a property + repolish (QStyle.polish leaks None refs)

@@ -7,8 +7,9 @@ from PySide6.QtGui import QValidator
 from PySide6.QtWidgets import QAbstractSpinBox, QSpinBox, QWidget
 
 from app.core.config import SettingSpec
+from app.ui.i18n import follow_language
 from app.ui.settings.number_ladder import next_value
-from app.ui.settings.special_values import label_for, label_state, special_labels, value_for_label
+from app.ui.settings.special_values import label_for, label_state, shows_label, special_labels, value_for_label
 
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 
@@ -24,6 +25,15 @@ class SettingSpinBox(QSpinBox):
         self.setKeyboardTracking(True)
         self.setCorrectionMode(QAbstractSpinBox.CorrectionMode.CorrectToPreviousValue)
         self.setMinimumWidth(150)
+        follow_language(self, self.retranslate_ui)
+
+    def retranslate_ui(self) -> None:
+        """Read the special values' labels in the current language; a special value on show is shown by its new
+        label (the value stays, nothing is reported as an edit; text the user is typing stays as typed)."""
+        relabel = shows_label(self._labels, self.value(), self.text())
+        self._labels = special_labels(self._spec)
+        if relabel:
+            self.setValue(self.value())  # writes the shown text again
 
     def textFromValue(self, value: int) -> str:
         return label_for(self._labels, value) or str(value)

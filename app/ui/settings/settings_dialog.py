@@ -6,11 +6,12 @@ from collections.abc import Callable
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QCloseEvent
-from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QDialog, QLabel, QVBoxLayout, QWidget
 
 from app.core.config import Settings
 from app.core.util.errors import UserFacingError
-from app.ui.i18n import TextSource, follow_language, rendered
+from app.ui.dialog_buttons import ButtonRole, DialogButtons
+from app.ui.i18n import TextSource, follow_language, render, rendered
 from app.ui.settings.memory_verdict_view import BACKEND_NAMES, MemoryVerdictView
 from app.ui.settings.settings_panel import SettingsPanel
 from app.ui.settings.verdict_calculator import VerdictCalculator
@@ -38,14 +39,11 @@ class SettingsDialog(QDialog):
         self.apply_result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.apply_result.setVisible(False)
         self._apply_result: TextSource = ""
-        # Buttons of our own with standard roles (placed as the platform orders them): the box writes the texts
-        # of standard buttons again after a language switch, over ours.
-        role = QDialogButtonBox.ButtonRole
-        self.buttons = QDialogButtonBox(self)
-        self.ok_button = self.buttons.addButton("", role.AcceptRole)
-        self.apply_button = self.buttons.addButton("", role.ApplyRole)
-        self.cancel_button = self.buttons.addButton("", role.RejectRole)
-        self.defaults_button = self.buttons.addButton("", role.ResetRole)
+        self.buttons = DialogButtons(self)
+        self.ok_button = self.buttons.add(ButtonRole.AcceptRole, lambda: self.tr("OK"))
+        self.apply_button = self.buttons.add(ButtonRole.ApplyRole, lambda: self.tr("Apply"))
+        self.cancel_button = self.buttons.add(ButtonRole.RejectRole, lambda: self.tr("Cancel"))
+        self.defaults_button = self.buttons.add(ButtonRole.ResetRole, lambda: self.tr("Restore defaults"))
         self.apply_button.clicked.connect(self.apply)
         self.ok_button.clicked.connect(self._apply_and_close)
         self.buttons.rejected.connect(self.reject)
@@ -66,11 +64,6 @@ class SettingsDialog(QDialog):
         """Texts in the current language; edited values, the verdict and the last Apply result stay."""
         self.setWindowTitle(self.tr("Settings"))
         self.setAccessibleName(self.tr("Settings"))
-        named = ((self.apply_button, self.tr("Apply")), (self.ok_button, self.tr("OK")),
-                 (self.cancel_button, self.tr("Cancel")), (self.defaults_button, self.tr("Restore defaults")))
-        for button, text in named:
-            button.setText(text)
-            button.setAccessibleName(text)
         self.apply_result.setText(rendered(self._apply_result))
         verdict = self.verdict_view.verdict
         if verdict is not None:
@@ -93,15 +86,15 @@ class SettingsDialog(QDialog):
         if selection is not None:
             name = BACKEND_NAMES.get(selection.backend) or self.tr("a remote server")
             if automatic:
-                return self.tr("Automatic picks {0}: {1}").format(name, selection.reason)
-            return self.tr("Runs on {0}: {1}").format(name, selection.reason)
+                return self.tr("Automatic picks {0}: {1}").format(name, render(selection.reason))
+            return self.tr("Runs on {0}: {1}").format(name, render(selection.reason))
         if verdict.model_path is not None and verdict.problem is not None:
-            return self.tr("Cannot run this model: {0}").format(verdict.problem)
+            return self.tr("Cannot run this model: {0}").format(render(verdict.problem))
         hardware = verdict.hardware
         if hardware is not None and automatic:
             recommendation = hardware.recommended_backend
             return self.tr("Automatic picks {0} on this machine: {1}").format(
-                BACKEND_NAMES.get(recommendation.backend, recommendation.backend), recommendation.reason
+                BACKEND_NAMES.get(recommendation.backend, recommendation.backend), render(recommendation.reason)
             )
         return None
 

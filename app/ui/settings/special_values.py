@@ -25,6 +25,12 @@ def label_for(labels: dict[float, str], value: float) -> str | None:
     return None
 
 
+def shows_label(labels: dict[float, str], value: float, text: str) -> bool:
+    """Whether ``text`` is the label of the special value ``value`` (a box showing it, not the user's typing)."""
+    label = label_for(labels, value)
+    return label is not None and label == text
+
+
 def value_for_label(labels: dict[float, str], text: str) -> float | None:
     """The special value whose label is ``text`` (any case), if any."""
     wanted = text.strip().casefold()

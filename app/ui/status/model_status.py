@@ -7,7 +7,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QWidget
 
 from app.core.engines.base import LoadedModel
 from app.core.engines.selection import BackendSelection
-from app.ui.i18n import follow_language
+from app.ui.i18n import follow_language, render
 
 BACKEND_NAMES = {"llamacpp": "llama.cpp", "vllm": "vLLM"}
 STATE_COLORS = {"none": "#9e9e9e", "loading": "#fb8c00", "ready": "#43a047", "failed": "#e53935"}
@@ -107,7 +107,8 @@ class ModelStatus(QWidget):
         elif self.state == "ready" and self._loaded is not None:
             text, tooltip = self._ready_texts(self._loaded, self._selection)
         elif self.state == "failed":
-            text, tooltip = self.tr("Model failed to load: {0}").format(self._error), self._error
+            error = render(self._error)
+            text, tooltip = self.tr("Model failed to load: {0}").format(error), error
         else:
             text = self.tr("No model loaded. Use File › Load model… to choose one.")
         self.text.setText(text)
@@ -124,7 +125,8 @@ class ModelStatus(QWidget):
         )
         details = [self.tr("Loaded in {0:.1f} s").format(loaded.load_time_s)]
         if selection is not None:
-            details.insert(0, self.tr("Backend: {0} ({1})").format(backend, selection.reason))
-            text += " " + self.tr("({0})").format(selection.reason)
-        details.extend(loaded.notes)
+            reason = render(selection.reason)
+            details.insert(0, self.tr("Backend: {0} ({1})").format(backend, reason))
+            text += " " + self.tr("({0})").format(reason)
+        details.extend(render(note) for note in loaded.notes)
         return text, "\n".join(details)

@@ -1,0 +1,198 @@
+"""The core's words for the window are Texts that read exactly as before (the CLI, logs and JSON see no change)
+and whose every template is in the Chinese catalogue, translated with the same placeholders."""
+
+from __future__ import annotations
+
+import string
+import xml.etree.ElementTree as ElementTree
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+import tests.core.hardware.hardware_machines as machines
+from app.core.chat.errors import QuestionTooLongError
+from app.core.chat.models import Citation, source_label
+from app.core.chat.prompt import assemble_prompt
+from app.core.config import Settings, SettingValueError, describe_allowed, spec_for, validate_value
+from app.core.engines.base import ModelLoadError
+from app.core.engines.selection import select_backend
+from app.core.hardware import format_report, probe_hardware
+from app.core.hardware.backend import recommend_backend
+from app.core.planner import PlanRequest, plan_memory, read_model_metadata
+from app.core.util.text import LAYOUT, Text
+from tests.core.planner.fake_hardware import cpu_only, gb10, rtx4090
+from tests.core.planner.published_configs import LLAMA_3_1_8B, write_config
+
+TS_FILE = Path(__file__).resolve().parents[3] / "resources" / "translations" / "unidesk_zh_CN.ts"
+
+
+def catalogue() -> dict[tuple[str, str], str]:
+    """(context, source) -> finished Chinese translation."""
+    found = {}
+    for context in ElementTree.parse(TS_FILE).getroot().iter("context"):
+        name = context.findtext("name") or ""
+        for message in context.iter("message"):
+            translation = message.find("translation")
+            if translation is not None and translation.get("type") is None and translation.text:
+                found[(name, message.findtext("source") or "")] = translation.text
+    return found
+
+
+def texts_in(text: str) -> Iterator[Text]:
+    """``text`` and every Text among its arguments, however deep."""
+    if isinstance(text, Text):
+        yield text
+        for arg in text.args:
+            if isinstance(arg, str):
+                yield from texts_in(arg)
+
+
+def placeholders(template: str) -> list[tuple[str, str]]:
+    return sorted((name, spec) for _, name, spec, _ in string.Formatter().parse(template) if name is not None)
+
+
+def assert_translatable(*texts: str) -> None:
+    """Each text is a Text whose templates (and nested ones) the catalogue translates with the same placeholders."""
+    known = catalogue()
+    for text in texts:
+        assert isinstance(text, Text), text
+        for part in texts_in(text):
+            if part.context == LAYOUT:
+                continue
+            translation = known.get((part.context, part.template))
+            assert translation is not None, f"not in the catalogue: [{part.context}] {part.template}"
+            assert placeholders(translation) == placeholders(part.template), part.template
+
+
+def refusal(key: str, value: object) -> SettingValueError:
+    with pytest.raises(SettingValueError) as caught:
+        validate_value(spec_for(key), value)
+    return caught.value
+
+
+def test_setting_checks_read_as_before() -> None:
+    allowed = [describe_allowed(spec_for(key)) for key in
+               ("engine.parallel_chats", "engine.context_length", "engine.kv_cache_dtype", "engine.remote_url",
+                "engine.memory_utilization")]
+    assert allowed == ["a whole number from 1 to 64",
+                       "a whole number from 512 to 1048576 tokens, or 0 for automatic",
+                       "one of: auto, f16, bf16, q8_0, q4_0, fp8",
+                       'an http:// or https:// address (or "" for none)',
+                       "a number from 0.05 to 0.95, or 0 for automatic"]
+    errors = [refusal("engine.parallel_chats", 0), refusal("engine.context_length", 100),
+              refusal("engine.kv_cache_dtype", "q9"), refusal("engine.parallel_chats", "x"),
+              refusal("engine.parallel_chats", 2.5), refusal("engine.remote_url", "ftp://x")]
+    assert [str(error) for error in errors] == [
+        "engine.parallel_chats = 0 is below the minimum 1 Allowed: a whole number from 1 to 64.",
+        "engine.context_length = 100 is below the minimum 512 tokens (or 0 for automatic) "
+        "Allowed: a whole number from 512 to 1048576 tokens, or 0 for automatic.",
+        'engine.kv_cache_dtype = "q9" is not one of: auto, f16, bf16, q8_0, q4_0, fp8 '
+        "Allowed: one of: auto, f16, bf16, q8_0, q4_0, fp8.",
+        'engine.parallel_chats = "x" is text, not a whole number Allowed: a whole number from 1 to 64.',
+        "engine.parallel_chats = 2.5 is not a whole number Allowed: a whole number from 1 to 64.",
+        'engine.remote_url = "ftp://x" is not an http:// or https:// address '
+        'Allowed: an http:// or https:// address (or "" for none).',
+    ]
+    assert [error.problem for error in errors[:2]] == [
+        "0 is below the minimum 1", "100 is below the minimum 512 tokens (or 0 for automatic)"]
+    assert_translatable(*allowed, *(error.message for error in errors), *(error.hint or "" for error in errors),
+                        *(error.problem for error in errors))
+
+
+def test_a_broken_rule_between_settings_reads_as_before() -> None:
+    with pytest.raises(SettingValueError) as caught:
+        Settings.defaults().with_changes({"kb.chunk_overlap_tokens": 500, "kb.chunk_tokens": 256})
+    error = caught.value
+    assert error.key == "kb.chunk_overlap_tokens"
+    assert str(error) == ("kb.chunk_overlap_tokens = 500 is not smaller than kb.chunk_tokens = 256 "
+                          "Change one of: kb.chunk_tokens, kb.chunk_overlap_tokens.")
+    assert error.problem == "500 is not smaller than kb.chunk_tokens = 256"
+    assert_translatable(error.message, error.hint or "", error.problem)
+
+
+def test_plan_explanations_read_as_before(tmp_path: Path) -> None:
+    model = read_model_metadata(write_config(tmp_path / "llama", LLAMA_3_1_8B))
+    fits = plan_memory(model, gb10(), PlanRequest("vllm", 32768, 4))
+    capped = plan_memory(model, gb10(), PlanRequest("vllm", 262144, 4))
+    nowhere = plan_memory(model, cpu_only(16, 12), PlanRequest("llamacpp", 8192, 1))
+    fewer = plan_memory(model, rtx4090(), PlanRequest("llamacpp", 131072, 8))
+    assert [fits.explanation, capped.explanation, nowhere.explanation, fewer.explanation] == [
+        "32768 tokens x 4 chats fits: it needs 35.1 GiB of the 116.0 GiB free.",
+        "131072 tokens x 4 chats fits: it needs 83.1 GiB of the 116.0 GiB free "
+        "(the model was trained for at most 131072 tokens).",
+        "Even 2048 tokens x 1 chat with a q8_0 KV cache needs 15.7 GiB but 8.0 GiB is free, so this model does "
+        "not fit here (its weights alone are 15.0 GiB).",
+        "131072 tokens x 8 chats needs 121.2 GiB of RAM but 44.0 GiB is free after the 4.0 GiB reserve; "
+        "32768 tokens x 8 chats with 15 of 32 layers on the GPU fits.",
+    ]
+    assert fits.to_dict()["explanation"] == fits.explanation
+    assert_translatable(fits.explanation, capped.explanation, nowhere.explanation, fewer.explanation)
+
+
+def test_backend_reasons_and_refusals_read_as_before(tmp_path: Path) -> None:
+    darwin = recommend_backend(system="Darwin", is_unified=True, has_gpu=True, vllm_importable=lambda: False)
+    assert darwin.reason == "Unified memory on Darwin, where vLLM does not run: llama.cpp runs the model."
+    gguf = tmp_path / "model.gguf"
+    gguf.write_bytes(b"GGUF")
+    folder = tmp_path / "hf-model"
+    folder.mkdir()
+    chosen = select_backend(gguf, "vllm", gb10())
+    assert chosen.reason == "GGUF files run on llama.cpp (vLLM was chosen in settings, but it does not load GGUF)"
+    refusals = []
+    for setting, machine in (("llamacpp", gb10()), ("auto", cpu_only())):
+        with pytest.raises(ModelLoadError) as caught:
+            select_backend(folder, setting, replace(machine, recommended_backend=darwin))
+        refusals.append(caught.value)
+    assert [str(error) for error in refusals] == [
+        "hf-model is a Hugging Face model folder, which llama.cpp cannot load. "
+        "Choose a .gguf file, or set the backend to auto or vLLM.",
+        "hf-model is a Hugging Face model folder; on this machine models run on llama.cpp, which needs a .gguf "
+        "file. Choose a GGUF version of the model (Unified memory on Darwin, where vLLM does not run: llama.cpp "
+        "runs the model.).",
+    ]
+    assert_translatable(darwin.reason, chosen.reason, *(str(error) for error in refusals))
+
+
+def test_the_machine_summary_reads_as_before(tmp_path: Path) -> None:
+    report = probe_hardware(machines.cpu_only_server(tmp_path).sources, measure_bandwidth=False)
+    summary = format_report(report)
+    assert summary.splitlines()[:5] == [
+        "OS              Linux 6.8.0-test (x86_64)",
+        "CPU             AMD EPYC 9654 96-Core Processor, 4 cores / 8 threads",
+        "RAM             31.0 GiB total, 27.0 GiB available",
+        "GPU             none",
+        "Unified memory  no",
+    ]
+    assert summary.splitlines()[-4:] == [
+        "                - No GPU found (no NVIDIA device, no AMD card in /sys/class/drm, not Apple Silicon)",
+        "                - Verdict: no GPU; models run from system RAM on the CPU",
+        "Bandwidth       unknown (no table entry for AMD EPYC 9654 96-Core Processor; measurement not requested)",
+        "Backend         llamacpp (No GPU: llama.cpp runs the model on the CPU.)",
+    ]
+    spark = format_report(probe_hardware(machines.dgx_spark(tmp_path / "spark").sources, measure_bandwidth=False))
+    assert "NVIDIA GB10 (shares system RAM, integrated, compute 12.1, driver 580.95)" in spark
+    assert_translatable(summary, spark)
+
+
+def test_source_labels_read_as_before() -> None:
+    labels = [source_label("/docs/report.pdf", 3, " Intro "), source_label("/docs/notes.md", None, ""),
+              source_label("/docs/a.pdf", 12, "")]
+    assert labels == ["report.pdf, p. 3, Intro", "notes.md", "a.pdf, p. 12"]
+    citation = Citation(1, "/docs/report.pdf", 3, "", 7, True)
+    assert citation.label == citation.to_dict()["label"] == "report.pdf, p. 3"
+    assert_translatable(labels[0], labels[2], citation.label)
+
+
+def test_a_question_too_long_reads_as_before() -> None:
+    with pytest.raises(QuestionTooLongError) as caught:
+        assemble_prompt(system_prompt="", history=(), question="word " * 400, passages=(), context_length=64,
+                        reserve_for_answer=16, count_tokens=lambda text: len(text.split()))
+    error = caught.value
+    prompt_tokens = error.needed_tokens - 16
+    assert prompt_tokens > 400 and error.context_tokens == 64
+    assert str(error) == (f"The question does not fit: with the system prompt it takes {prompt_tokens} tokens, "
+                          "and 16 more are kept for the answer, but the model's context holds 64 tokens. "
+                          "Shorten the question, or raise the context length in Settings and reload the model.")
+    assert_translatable(str(error))

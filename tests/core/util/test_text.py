@@ -1,0 +1,77 @@
+"""Text: a str holding the English that keeps its translation context, template and arguments; lists, layout
+lines, and UserFacingError built from Texts."""
+
+from __future__ import annotations
+
+import copy
+import json
+import pickle
+
+import pytest
+
+from app.core.util.errors import UserFacingError
+from app.core.util.text import LAYOUT, LIST_CONTEXT, QT_TRANSLATE_NOOP, Text, joined, listed
+
+
+def test_a_text_is_its_english_and_remembers_how_it_was_made() -> None:
+    inner = Text("Plan", "{0} chats", (4,))
+    text = Text("Plan", "{0} fit in {1:.1f} GiB", (inner, 9.125))
+
+    assert text == "4 chats fit in 9.1 GiB" and isinstance(text, str)
+    assert type(str(text)) is str and str(text) == "4 chats fit in 9.1 GiB"
+    assert (text.context, text.template, text.args) == ("Plan", "{0} fit in {1:.1f} GiB", (inner, 9.125))
+    assert f"[{text}]" == "[4 chats fit in 9.1 GiB]" and text.startswith("4 chats")
+    assert hash(text) == hash("4 chats fit in 9.1 GiB") and repr(text) == repr("4 chats fit in 9.1 GiB")
+    assert json.dumps({"why": text}) == '{"why": "4 chats fit in 9.1 GiB"}'
+
+
+def test_a_text_cannot_be_changed_and_survives_copies_and_pickling() -> None:
+    text = Text("Plan", "{0} of {1}", (Text("Plan", "all"), 2))
+    with pytest.raises(AttributeError):
+        text.context = "Other"  # type: ignore[misc]
+    for again in (copy.deepcopy(text), pickle.loads(pickle.dumps(text))):
+        assert isinstance(again, Text) and again == text
+        assert (again.context, again.template, again.args) == (text.context, text.template, text.args)
+        assert isinstance(again.args[0], Text) and again.args[0].context == "Plan"
+
+
+def test_a_lowercase_text_writes_its_english_in_lower_case() -> None:
+    label = Text("SettingsDeclaration", "Automatic", lowercase=True)
+    assert label == "automatic" and label.template == "Automatic" and label.lowercase
+
+
+def test_the_marker_returns_its_source() -> None:
+    assert QT_TRANSLATE_NOOP("Any", "Hello {0}") == "Hello {0}"
+
+
+def test_with_template_formats_another_wording_converting_only_the_texts() -> None:
+    text = Text("Plan", "{0} x {1}", (Text("Plan", "tokens"), "f16"))
+    assert text.with_template("{1} / {0}", lambda inner: inner.upper()) == "f16 / TOKENS"
+    assert text.with_template("{1} / {0}") == "f16 / tokens"
+
+
+def test_joined_lines_have_nothing_to_translate_but_their_parts() -> None:
+    lines = joined([Text("Summary", "RAM"), "a {brace}", "last"], "\n")
+    assert lines == "RAM\na {brace}\nlast"
+    assert lines.context == LAYOUT and lines.template == "{0}\n{1}\n{2}"
+    assert joined([], "\n") == "" and joined(["x", "y"], " {} ") == "x {} y"
+
+
+def test_listed_items_read_as_today_with_a_translatable_separator() -> None:
+    items = listed(["auto", Text("SettingsDeclaration", "Off", lowercase=True), "f16"])
+    assert items == "auto, off, f16"
+    assert isinstance(items, Text) and items.context == LIST_CONTEXT and items.template == "{0}, {1}"
+    assert listed(["only"]) == "only" and listed([]) == ""
+
+
+def test_a_user_facing_error_made_of_texts_reads_as_one_english_line() -> None:
+    message, hint = Text("Errors", "{0} is missing.", ("model.gguf",)), Text("Errors", "Choose another file.")
+    error = UserFacingError(message, hint)
+
+    assert str(error) == "model.gguf is missing. Choose another file."
+    assert error.message is message and error.hint is hint
+    whole = error.text
+    assert isinstance(whole, Text) and whole.args == (message, hint) and whole == str(error)
+    assert isinstance(str(error), Text)  # what a window shows with str(error) can be translated
+    plain = UserFacingError("Plain words.")
+    assert str(plain) == "Plain words." and plain.text == "Plain words." and not isinstance(plain.text, Text)
