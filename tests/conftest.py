@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import faulthandler
 import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -35,6 +37,13 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "integration: exercises several real components together")
     config.addinivalue_line("markers", "gui: needs PySide6 (runs offscreen)")
     config.addinivalue_line("markers", "vllm: runs the real vLLM engine; skipped without vllm")
+
+
+@pytest.fixture(autouse=True, scope="module")
+def python_crash_traces() -> None:
+    """Keep Python's crash traceback on: vLLM's dependency tvm_ffi installs its own SIGSEGV handler on import,
+    which prints only C frames, so a crash in a later test would not say where in Python it happened."""
+    faulthandler.enable(file=sys.__stderr__, all_threads=True)
 
 
 @pytest.fixture(autouse=True)

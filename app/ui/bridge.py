@@ -101,18 +101,21 @@ class Bridge(QObject):
     ) -> None:
         outcome = signals or JobSignals(self)  # lives on the GUI thread, so its slots run there
         self._pending.add(outcome)
-
-        def finish() -> None:
-            self._pending.discard(outcome)
-            outcome.deleteLater()
-
         outcome.succeeded.connect(on_done)
-        outcome.succeeded.connect(finish)
+        outcome.succeeded.connect(self._job_ended)
         if on_error is not None:
             outcome.failed.connect(on_error)
-        outcome.failed.connect(finish)
-        outcome.skipped.connect(finish)
+        outcome.failed.connect(self._job_ended)
+        outcome.skipped.connect(self._job_ended)
         self._pool.start(Job(work, outcome, should_run))
+
+    def _job_ended(self) -> None:
+        """Forget the job's signal carrier and delete it. A method, not a closure over the carrier: a slot
+        that holds the last reference to the object whose destructor disconnects it crashed PySide."""
+        outcome = self.sender()
+        if isinstance(outcome, JobSignals):
+            self._pending.discard(outcome)
+            outcome.deleteLater()
 
     def _connect_delayed_progress(
         self, signals: JobSignals, on_progress: Callable[[float, str], None], delay_s: float

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from PySide6.QtCore import QEvent, QObject, QTimer
-from PySide6.QtWidgets import QApplication, QWidget
+from PySide6.QtWidgets import QWidget
 
 FALLBACK_DELAY_MS = 2000  # a window that never paints (minimised, headless) still gets its work started
 
@@ -13,8 +13,9 @@ FALLBACK_DELAY_MS = 2000  # a window that never paints (minimised, headless) sti
 class AfterFirstPaint(QObject):
     """Collects callbacks and runs them, in order, on the event-loop turn after ``window``'s first paint.
 
-    Watches Paint events application-wide until the first one for a widget of ``window`` arrives, then
-    removes itself, so it costs nothing afterwards. Callbacks added after that run on the next turn.
+    Watches ``window``'s own events (not the application's: a filter there would see every event of every
+    object) until its first Paint, then removes itself. The top-level widget gets that Paint as part of the
+    first frame. Callbacks added after that run on the next turn.
     """
 
     def __init__(self, window: QWidget) -> None:
@@ -42,23 +43,20 @@ class AfterFirstPaint(QObject):
         return self._painted
 
     def _watch(self) -> None:
-        application = QApplication.instance()
-        if self._watching or self._painted or application is None:
+        if self._watching or self._painted:
             return
-        application.installEventFilter(self)
+        self._window.installEventFilter(self)
         self._watching = True
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if (event.type() == QEvent.Type.Paint and isinstance(watched, QWidget)
-                and watched.window() is self._window):
+        if event.type() == QEvent.Type.Paint:
             QTimer.singleShot(0, self._run_pending)  # after this paint (and its flush) has finished
             self._stop_watching()
         return False
 
     def _stop_watching(self) -> None:
-        application = QApplication.instance()
-        if self._watching and application is not None:
-            application.removeEventFilter(self)
+        if self._watching:
+            self._window.removeEventFilter(self)
         self._watching = False
 
     def _run_pending(self) -> None:

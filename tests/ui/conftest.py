@@ -32,7 +32,9 @@ from app.ui.state.machine_facts import MachineFacts
 from app.ui.theme import apply_theme
 
 if TYPE_CHECKING:
+    from app.ui.i18n import LanguageSwitcher
     from tests.ui.chat_support import ChatWindows
+    from tests.ui.i18n_support import MainViews
 
 protect_none_from_pyside()  # PySide6 6.12.0 on Python 3.11 would abort the run after a few thousand Qt calls
 
@@ -157,3 +159,22 @@ def screenshot(tmp_path: Path, qtbot: Any) -> Callable[[QWidget, str], Path]:
         return path
 
     return save
+
+
+@pytest.fixture
+def switcher(qapp: Any) -> Iterator[LanguageSwitcher]:
+    """A language switcher that puts English back afterwards (other tests expect it)."""
+    from tests.ui.i18n_support import switched_language  # it imports this module's helpers
+
+    with switched_language(qapp) as languages:
+        yield languages
+
+
+@pytest.fixture
+def views(qtbot: Any, chat_windows: ChatWindows, app_context: AppContext, tmp_path: Path, tiny_gguf: Path,
+          switcher: LanguageSwitcher) -> Iterator[MainViews]:
+    """The main window with a conversation, the gauges, the settings dialog and a passage popup open."""
+    from tests.ui.i18n_support import opened_main_views
+
+    with opened_main_views(qtbot, chat_windows, app_context, tmp_path, tiny_gguf, switcher) as opened:
+        yield opened

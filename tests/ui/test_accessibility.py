@@ -3,8 +3,6 @@ gauges, knowledge base, settings) tells a screen reader what it is, in the langu
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -23,14 +21,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.context import AppContext
 from app.ui.gauges.memory_bar import MemoryBar
 from app.ui.gauges.memory_gauge import MemoryGauge
 from app.ui.gauges.speed_gauge import SpeedGauge
 from app.ui.gauges.speed_history_plot import SpeedHistoryPlot
 from app.ui.i18n import LanguageSwitcher
-from tests.ui.chat_support import ChatWindows
-from tests.ui.i18n_support import MainViews, opened_main_views, switched_language
+from tests.ui.i18n_support import MainViews
 
 pytestmark = [pytest.mark.gui, pytest.mark.integration]
 
@@ -75,19 +71,6 @@ def reachable_controls(root: QWidget) -> list[QWidget]:
 
 def kinds_of(controls: list[QWidget]) -> set[type]:
     return {kind for kind in INTERACTIVE if any(isinstance(widget, kind) for widget in controls)}
-
-
-@pytest.fixture
-def switcher(qapp: Any) -> Iterator[LanguageSwitcher]:
-    with switched_language(qapp) as languages:
-        yield languages
-
-
-@pytest.fixture
-def views(qtbot: Any, chat_windows: ChatWindows, app_context: AppContext, tmp_path: Path, tiny_gguf: Path,
-          switcher: LanguageSwitcher) -> Iterator[MainViews]:
-    with opened_main_views(qtbot, chat_windows, app_context, tmp_path, tiny_gguf, switcher) as opened:
-        yield opened
 
 
 def test_every_control_in_the_main_views_has_a_name(qtbot: Any, views: MainViews) -> None:

@@ -4,7 +4,7 @@ shows the very English the CLI prints."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -32,19 +32,12 @@ from app.ui.settings.verdict_planning import Verdict
 from app.ui.welcome.welcome_page import WelcomePage
 from tests.ui.conftest import fake_machine, make_services
 from tests.ui.core_texts_support import data_in, english_words_left
-from tests.ui.i18n_support import switched_language
 from tests.ui.test_i18n_main_views import TECHNICAL_NAMES
 
 pytestmark = pytest.mark.gui
 
 PROBE_NAMES = ["NVML", "CUDA", "/sys/class/drm", "NVIDIA", "AMD", "Apple"]
 """A library, a driver, a folder and makers the machine's evidence names in every language."""
-
-
-@pytest.fixture
-def switcher(qapp: Any) -> Iterator[LanguageSwitcher]:
-    with switched_language(qapp) as languages:
-        yield languages
 
 
 def switch(qtbot: Any, switcher: LanguageSwitcher, language: str, written: Callable[[], bool]) -> None:

@@ -3,7 +3,6 @@ window's menu items keep their mnemonics, in Chinese and back in English."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,16 +21,10 @@ from app.ui.settings.setting_editor import SettingEditor
 from app.ui.settings.setting_spin_box import SettingSpinBox
 from app.ui.window_extras import install_knowledge_and_models
 from tests.ui.chat_support import ChatWindows
-from tests.ui.i18n_support import switched_language, visible_texts
+from tests.ui.i18n_support import visible_texts
 from tests.ui.models_support import make_library
 
 pytestmark = pytest.mark.gui
-
-
-@pytest.fixture
-def switcher(qapp: Any) -> Iterator[LanguageSwitcher]:
-    with switched_language(qapp) as languages:
-        yield languages
 
 
 def test_special_values_are_relabelled_after_a_switch_keeping_the_values(

@@ -5,7 +5,7 @@ draft, the selected conversation, the unapplied settings and the scroll position
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -13,17 +13,13 @@ import pytest
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QComboBox, QLabel, QWidget
 
-from app.context import AppContext
 from app.ui.i18n import LanguageSwitcher, follow_language, rendered, translate
 from app.ui.settings.setting_spin_box import SettingSpinBox
-from tests.ui.chat_support import ChatWindows
 from tests.ui.core_texts_support import data_in, english_words_left
 from tests.ui.i18n_support import (
     CODE_NAMES,
     MainViews,
     has_cjk_font,
-    opened_main_views,
-    switched_language,
     visible_texts,
 )
 
@@ -34,19 +30,6 @@ TECHNICAL_NAMES = ["Flash Attention", "N-gram", "bf16", "fp8", "models/", ".gguf
                    "Jetson"]
 """Names the settings' descriptions keep in Chinese too: a kernel, a method, number types, a folder, a file type,
 an operating system and machines."""
-
-
-@pytest.fixture
-def switcher(qapp: Any) -> Iterator[LanguageSwitcher]:
-    with switched_language(qapp) as languages:
-        yield languages
-
-
-@pytest.fixture
-def views(qtbot: Any, chat_windows: ChatWindows, app_context: AppContext, tmp_path: Path, tiny_gguf: Path,
-          switcher: LanguageSwitcher) -> Iterator[MainViews]:
-    with opened_main_views(qtbot, chat_windows, app_context, tmp_path, tiny_gguf, switcher) as opened:
-        yield opened
 
 
 def names_in(views: MainViews, folder: Path) -> list[str]:

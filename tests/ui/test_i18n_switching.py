@@ -18,18 +18,12 @@ from app.ui.knowledge.knowledge_dock import KnowledgeDock
 from app.ui.knowledge.knowledge_texts import failure_detail
 from app.ui.models.model_manager_dialog import ModelManagerDialog
 from tests.fixtures.documents import write_corrupt_pdf, write_pdf
-from tests.ui.i18n_support import english_left, has_cjk_font, switched_language, visible_texts
+from tests.ui.i18n_support import english_left, has_cjk_font, visible_texts
 from tests.ui.knowledge_support import knowledge_access, wait_until_indexed
 from tests.ui.models_support import SMALL_MACHINE, UsedModels, make_library, open_dialog
 
 pytestmark = [pytest.mark.gui, pytest.mark.integration]
 Shot = Callable[[QWidget, str], Path]
-
-
-@pytest.fixture
-def switcher(qapp: Any) -> Iterator[LanguageSwitcher]:
-    with switched_language(qapp) as languages:
-        yield languages
 
 
 @pytest.fixture
