@@ -155,9 +155,9 @@ class MainWindow(QMainWindow):
         sidebar.restore_selection()
         problems = self._context.settings_load.problems
         if problems:  # the welcome page that lists them is covered by the chat view
-            details = "; ".join(problem.message for problem in problems)
             view.notice.show_notice(
-                "settings", lambda: self.tr("Some settings were not valid and use their defaults: {0}").format(details),
+                "settings", lambda: self.tr("Some settings were not valid and use their defaults: {0}").format(
+                    "; ".join(render(problem.message) for problem in problems)),
                 level="warning", action="settings", action_text=lambda: self.tr("Settings…"))
 
     def _answer_finished(self, outcome: FinishedAnswer) -> None:
@@ -172,7 +172,7 @@ class MainWindow(QMainWindow):
         if not load.problems:
             return
         lines = [self.tr("Some settings were not valid and use their defaults:")]
-        lines += [f"• {problem.message}" for problem in load.problems]
+        lines += [f"• {render(problem.message)}" for problem in load.problems]
         if load.backup_path is not None:
             lines.append(self.tr("The original file was kept as {0}").format(Path(load.backup_path).name))
         self.welcome.show_settings_problems(lines)

@@ -415,6 +415,197 @@
     </message>
 </context>
 <context>
+    <name>DocumentErrors</name>
+    <message>
+        <source>the file is empty (0 bytes)</source>
+        <translation>文件是空的（0 字节）</translation>
+    </message>
+    <message>
+        <source>it contains only whitespace</source>
+        <translation>其中只有空白字符</translation>
+    </message>
+    <message>
+        <source>the file does not exist (moved or deleted?)</source>
+        <translation>文件不存在（被移动或删除了？）</translation>
+    </message>
+    <message>
+        <source>no such file or folder</source>
+        <translation>没有这个文件或文件夹</translation>
+    </message>
+    <message>
+        <source>this is a folder, not a file</source>
+        <translation>这是文件夹，不是文件</translation>
+    </message>
+    <message>
+        <source>this is not a regular file</source>
+        <translation>这不是普通文件</translation>
+    </message>
+    <message>
+        <source>permission denied</source>
+        <translation>没有访问权限</translation>
+    </message>
+    <message>
+        <source>the file cannot be read ({0})</source>
+        <translation>无法读取文件（{0}）</translation>
+    </message>
+    <message>
+        <source>.{0} files are not documents UniDesk can read</source>
+        <translation>UniDesk 无法读取 .{0} 文件</translation>
+    </message>
+    <message>
+        <source>its type is unknown and its content is not text</source>
+        <translation>文件类型未知，内容也不是文本</translation>
+    </message>
+    <message>
+        <source>this is not a text file: {0}</source>
+        <translation>这不是文本文件：{0}</translation>
+    </message>
+    <message>
+        <source>it looks like UTF-16 text but is not valid UTF-16</source>
+        <translation>它看似 UTF-16 文本，却不是有效的 UTF-16</translation>
+    </message>
+    <message>
+        <source>it contains NUL bytes, which text files never do</source>
+        <translation>其中含有 NUL 字节，而文本文件从不含有这种字节</translation>
+    </message>
+    <message>
+        <source>too many of its bytes are control characters</source>
+        <translation>其中控制字符过多</translation>
+    </message>
+    <message>
+        <source>its bytes are not text in any encoding UniDesk knows</source>
+        <translation>按 UniDesk 已知的任何编码，其内容都不是文本</translation>
+    </message>
+    <message>
+        <source>no page of this PDF could be read</source>
+        <translation>这个 PDF 的页面都无法读取</translation>
+    </message>
+    <message>
+        <source>this PDF has no text layer (scanned pages?)</source>
+        <translation>这个 PDF 没有文本层（是扫描页面吗？）</translation>
+    </message>
+    <message>
+        <source>this PDF is protected by a password</source>
+        <translation>这个 PDF 受密码保护</translation>
+    </message>
+    <message>
+        <source>this PDF is AES-encrypted and the &apos;cryptography&apos; package is not installed</source>
+        <translation>这个 PDF 使用 AES 加密，但未安装 &apos;cryptography&apos; 包</translation>
+    </message>
+    <message>
+        <source>this PDF is damaged and cannot be read ({0})</source>
+        <translation>这个 PDF 已损坏，无法读取（{0}）</translation>
+    </message>
+    <message>
+        <source>this web page has no visible text</source>
+        <translation>这个网页没有可见文本</translation>
+    </message>
+    <message>
+        <source>this Word document contains no text</source>
+        <translation>这个 Word 文档不含文本</translation>
+    </message>
+    <message>
+        <source>this Word file is password-protected (or an old .doc file renamed to .docx)</source>
+        <translation>这个 Word 文件受密码保护（或者是改名为 .docx 的旧 .doc 文件）</translation>
+    </message>
+    <message>
+        <source>this is not a valid Word (.docx) file ({0})</source>
+        <translation>这不是有效的 Word（.docx）文件（{0}）</translation>
+    </message>
+    <message>
+        <source>this is not a valid Word (.docx) file</source>
+        <translation>这不是有效的 Word（.docx）文件</translation>
+    </message>
+    <message>
+        <source>There is nothing to index in it.</source>
+        <translation>其中没有可索引的内容。</translation>
+    </message>
+    <message>
+        <source>There is nothing to index; add it again once it has content.</source>
+        <translation>没有可索引的内容；等它有内容后再添加。</translation>
+    </message>
+    <message>
+        <source>Check the path, or remove the entry if the file is gone for good.</source>
+        <translation>请检查路径；如果文件已永久删除，请移除这一条目。</translation>
+    </message>
+    <message>
+        <source>Add the folder itself to add its files.</source>
+        <translation>添加文件夹本身即可添加其中的文件。</translation>
+    </message>
+    <message>
+        <source>Give your user read access to the file and retry.</source>
+        <translation>请给当前用户授予该文件的读取权限，然后重试。</translation>
+    </message>
+    <message>
+        <source>Check the disk or network share, then retry.</source>
+        <translation>请检查磁盘或网络共享，然后重试。</translation>
+    </message>
+    <message>
+        <source>Supported: text, Markdown, reStructuredText, PDF, DOCX, HTML, CSV and source code.</source>
+        <translation>支持：文本、Markdown、reStructuredText、PDF、DOCX、HTML、CSV 和源代码。</translation>
+    </message>
+    <message>
+        <source>Save it as .docx (Word: File &gt; Save As) and add that.</source>
+        <translation>请另存为 .docx（Word：文件 &gt; 另存为），再添加那个文件。</translation>
+    </message>
+    <message>
+        <source>Save it as .csv and add that.</source>
+        <translation>请另存为 .csv，再添加那个文件。</translation>
+    </message>
+    <message>
+        <source>Export it to PDF and add that.</source>
+        <translation>请导出为 PDF，再添加那个文件。</translation>
+    </message>
+    <message>
+        <source>Save it as .docx or PDF and add that.</source>
+        <translation>请另存为 .docx 或 PDF，再添加那个文件。</translation>
+    </message>
+    <message>
+        <source>Save it as .docx or plain text and add that.</source>
+        <translation>请另存为 .docx 或纯文本，再添加那个文件。</translation>
+    </message>
+    <message>
+        <source>Convert it to PDF or HTML and add that.</source>
+        <translation>请转换为 PDF 或 HTML，再添加那个文件。</translation>
+    </message>
+    <message>
+        <source>Only text documents can be added; if it is a document, save it as text, PDF or DOCX.</source>
+        <translation>只能添加文本类文档；如果它是文档，请另存为文本、PDF 或 DOCX。</translation>
+    </message>
+    <message>
+        <source>Re-save or re-export the PDF, then retry.</source>
+        <translation>请重新保存或重新导出这个 PDF，然后重试。</translation>
+    </message>
+    <message>
+        <source>Run OCR on it (for example with ocrmypdf) and add the result.</source>
+        <translation>请先对它做 OCR 文字识别（例如用 ocrmypdf），再添加识别结果。</translation>
+    </message>
+    <message>
+        <source>Remove the password (open it and print or export to a new PDF), then add that file.</source>
+        <translation>请去掉密码（打开后打印或导出为新的 PDF），再添加那个文件。</translation>
+    </message>
+    <message>
+        <source>Install it (pip install cryptography) or remove the encryption, then retry.</source>
+        <translation>请安装它（pip install cryptography）或去掉加密，然后重试。</translation>
+    </message>
+    <message>
+        <source>Re-download it or re-export it from the program that made it, then retry.</source>
+        <translation>请重新下载，或从生成它的程序重新导出，然后重试。</translation>
+    </message>
+    <message>
+        <source>Open it in Word, remove the password (or save as .docx), then add it again.</source>
+        <translation>请在 Word 中打开，去掉密码（或另存为 .docx），然后重新添加。</translation>
+    </message>
+    <message>
+        <source>Open and re-save it in Word or LibreOffice, then add it again.</source>
+        <translation>请在 Word 或 LibreOffice 中打开并重新保存，然后重新添加。</translation>
+    </message>
+    <message>
+        <source>{0}: {1}</source>
+        <translation>{0}：{1}</translation>
+    </message>
+</context>
+<context>
     <name>DocumentTable</name>
     <message>
         <source>Document</source>
@@ -590,6 +781,29 @@
     </message>
 </context>
 <context>
+    <name>HardwareEvidence</name>
+    <message>
+        <source>Jetson device tree: {0} lists {1}</source>
+        <translation>Jetson 设备树：{0} 列出了 {1}</translation>
+    </message>
+    <message>
+        <source>empty</source>
+        <translation>空</translation>
+    </message>
+    <message>
+        <source>{0} present (Jetson Linux: {1})</source>
+        <translation>存在 {0}（Jetson Linux：{1}）</translation>
+    </message>
+    <message>
+        <source>Grace CPU: {0} is {1} (NVIDIA Grace)</source>
+        <translation>Grace CPU：{0} 为 {1}（NVIDIA Grace）</translation>
+    </message>
+    <message>
+        <source>{0} cores on {1} in {2} (the core of NVIDIA Grace)</source>
+        <translation>{2} 显示 {1} 上有 {0} 核心（NVIDIA Grace 的核心）</translation>
+    </message>
+</context>
+<context>
     <name>IndexingProgressView</name>
     <message>
         <source>Cancel</source>
@@ -614,6 +828,85 @@
     <message>
         <source>Cancelling after the current batch…</source>
         <translation>当前批次完成后取消…</translation>
+    </message>
+</context>
+<context>
+    <name>KnowledgeBaseErrors</name>
+    <message>
+        <source>The knowledge-base database {0} cannot be opened: {1}.</source>
+        <translation>无法打开知识库数据库 {0}：{1}。</translation>
+    </message>
+    <message>
+        <source>Move the file away to start an empty knowledge base, or restore it from a backup.</source>
+        <translation>请把该文件移走以新建空的知识库，或从备份恢复它。</translation>
+    </message>
+    <message>
+        <source>The knowledge base {0} was written by a newer UniDesk (schema {1}, this one knows {2}).</source>
+        <translation>知识库 {0} 由更新版本的 UniDesk 写入（结构版本 {1}，本版本只认识 {2}）。</translation>
+    </message>
+    <message>
+        <source>Update UniDesk to use it.</source>
+        <translation>请更新 UniDesk 后再使用它。</translation>
+    </message>
+    <message>
+        <source>No embedding model is set.</source>
+        <translation>未设置嵌入模型。</translation>
+    </message>
+    <message>
+        <source>Set kb.embedding_model, e.g. all-MiniLM-L6-v2.</source>
+        <translation>请设置 kb.embedding_model，例如 all-MiniLM-L6-v2。</translation>
+    </message>
+    <message>
+        <source>The embedding model {0} is not available on this computer ({1}).</source>
+        <translation>本机上没有嵌入模型 {0}（{1}）。</translation>
+    </message>
+    <message>
+        <source>Choose all-MiniLM-L6-v2 (bundled) or a local model folder in kb.embedding_model.</source>
+        <translation>请在 kb.embedding_model 中选择 all-MiniLM-L6-v2（随附）或本地模型文件夹。</translation>
+    </message>
+    <message>
+        <source>There is no document {0} in the knowledge base.</source>
+        <translation>知识库中没有文档 {0}。</translation>
+    </message>
+    <message>
+        <source>See `unidesk kb list`.</source>
+        <translation>请查看 `unidesk kb list`。</translation>
+    </message>
+    <message>
+        <source>The number of passages must be at least 1, not {0}.</source>
+        <translation>段落数至少为 1，不能是 {0}。</translation>
+    </message>
+    <message>
+        <source>The vector store in {0} cannot be opened: {1}.</source>
+        <translation>无法打开 {0} 中的向量库：{1}。</translation>
+    </message>
+    <message>
+        <source>Close other UniDesk windows using the same folder, or remove the folder to rebuild it.</source>
+        <translation>请关闭使用同一文件夹的其他 UniDesk 窗口，或删除该文件夹以重建。</translation>
+    </message>
+    <message>
+        <source>kb.chroma_server_url {0} is not an http(s) address.</source>
+        <translation>kb.chroma_server_url {0} 不是 http(s) 地址。</translation>
+    </message>
+    <message>
+        <source>Use e.g. http://192.168.1.20:8000, or leave it empty for the built-in store.</source>
+        <translation>请使用例如 http://192.168.1.20:8000 的地址，或留空以使用内置存储。</translation>
+    </message>
+    <message>
+        <source>The chromadb server at {0} does not answer ({1}).</source>
+        <translation>位于 {0} 的 chromadb 服务器没有响应（{1}）。</translation>
+    </message>
+    <message>
+        <source>Start it (chroma run --path DIR) or clear kb.chroma_server_url to use the built-in store.</source>
+        <translation>请启动它（chroma run --path DIR），或清空 kb.chroma_server_url 以使用内置存储。</translation>
+    </message>
+    <message>
+        <source>The vector collection {0} cannot be opened: {1}.</source>
+        <translation>无法打开向量集合 {0}：{1}。</translation>
+    </message>
+    <message>
+        <source>The vector collection {0} cannot be deleted: {1}.</source>
+        <translation>无法删除向量集合 {0}：{1}。</translation>
     </message>
 </context>
 <context>
@@ -1629,6 +1922,193 @@
     <message>
         <source>Copied</source>
         <translation>已复制</translation>
+    </message>
+</context>
+<context>
+    <name>ModelErrors</name>
+    <message>
+        <source>Not enough disk space for {0}: it needs {1} more (and {2} to spare), but only {3} is free on {4}.</source>
+        <translation>磁盘空间不足，无法下载 {0}：还需要 {1}（另需留出 {2}），但 {4} 上只有 {3} 可用。</translation>
+    </message>
+    <message>
+        <source>Free up disk space, or choose another models folder in Settings (model.folder).</source>
+        <translation>请释放磁盘空间，或在设置中选择其他模型文件夹（model.folder）。</translation>
+    </message>
+    <message>
+        <source>{0} has no model files to download.</source>
+        <translation>{0} 没有可下载的模型文件。</translation>
+    </message>
+    <message>
+        <source>The catalog entry may be out of date.</source>
+        <translation>模型目录中的这一条可能已过时。</translation>
+    </message>
+    <message>
+        <source>Check the internet connection (or the HF_ENDPOINT variable) and try again.</source>
+        <translation>请检查网络连接（或 HF_ENDPOINT 变量），然后重试。</translation>
+    </message>
+    <message>
+        <source>Try again later.</source>
+        <translation>请稍后重试。</translation>
+    </message>
+    <message>
+        <source>The hub redirected {0} too many times.</source>
+        <translation>模型仓库对 {0} 的重定向次数过多。</translation>
+    </message>
+    <message>
+        <source>The hub&apos;s file list for {0} is not in the expected form.</source>
+        <translation>模型仓库返回的 {0} 文件列表格式不符合预期。</translation>
+    </message>
+    <message>
+        <source>The hub&apos;s answer about {0} is not valid JSON.</source>
+        <translation>模型仓库关于 {0} 的回复不是有效的 JSON。</translation>
+    </message>
+    <message>
+        <source>{0} was not found on {1} ({2}): the repository does not exist or is private.</source>
+        <translation>在 {1} 上找不到 {0}（{2}）：仓库不存在或为私有。</translation>
+    </message>
+    <message>
+        <source>Check the model id; for a private repository set HF_TOKEN to a token that can read it.</source>
+        <translation>请检查模型 ID；私有仓库请把 HF_TOKEN 设为有读取权限的令牌。</translation>
+    </message>
+    <message>
+        <source>{0} was not found on {1} (404).</source>
+        <translation>在 {1} 上找不到 {0}（404）。</translation>
+    </message>
+    <message>
+        <source>The catalog entry may be out of date, or the file was renamed or removed.</source>
+        <translation>模型目录中的这一条可能已过时，或文件已被改名或删除。</translation>
+    </message>
+    <message>
+        <source>{0} is a gated model: {1} refused access ({2}).</source>
+        <translation>{0} 是受限模型：{1} 拒绝访问（{2}）。</translation>
+    </message>
+    <message>
+        <source>Accept the model&apos;s licence on its Hugging Face page, then set HF_TOKEN to that account&apos;s token.</source>
+        <translation>请在该模型的 Hugging Face 页面上接受许可协议，然后把 HF_TOKEN 设为该账号的令牌。</translation>
+    </message>
+    <message>
+        <source>The token in HF_TOKEN was rejected; create a new read token on huggingface.co.</source>
+        <translation>HF_TOKEN 中的令牌被拒绝；请在 huggingface.co 上新建一个读取令牌。</translation>
+    </message>
+    <message>
+        <source>Set HF_TOKEN to a Hugging Face access token that can read it.</source>
+        <translation>请把 HF_TOKEN 设为有读取权限的 Hugging Face 访问令牌。</translation>
+    </message>
+    <message>
+        <source>{0} refused access to {1} (401 Unauthorized).</source>
+        <translation>{0} 拒绝访问 {1}（401 未授权）。</translation>
+    </message>
+    <message>
+        <source>{0} is limiting requests (429 Too Many Requests).</source>
+        <translation>{0} 正在限制请求（429 请求过多）。</translation>
+    </message>
+    <message>
+        <source>Wait a few minutes, then run the download again: it resumes.</source>
+        <translation>请等几分钟后重新下载：会从中断处继续。</translation>
+    </message>
+    <message>
+        <source>{0} answered {1} {2} for {3}.</source>
+        <translation>{0} 对 {3} 的回复是 {1} {2}。</translation>
+    </message>
+    <message>
+        <source>Try again later: the download resumes where it stopped.</source>
+        <translation>请稍后重试：下载会从中断处继续。</translation>
+    </message>
+    <message>
+        <source>{0} did not answer within {1:.0f} s</source>
+        <translation>{0} 在 {1:.0f} 秒内没有响应</translation>
+    </message>
+    <message>
+        <source>Cannot reach {0}: {1}</source>
+        <translation>无法连接 {0}：{1}</translation>
+    </message>
+    <message>
+        <source>{0}.</source>
+        <translation>{0}。</translation>
+    </message>
+    <message>
+        <source>{0} ({1}) is already downloaded.</source>
+        <translation>{0}（{1}）已经下载。</translation>
+    </message>
+    <message>
+        <source>Pick it in the model list, or remove it first to download it again.</source>
+        <translation>请在模型列表中选择它，或先删除再重新下载。</translation>
+    </message>
+    <message>
+        <source>There is no local model &apos;{0}&apos;.</source>
+        <translation>没有本地模型“{0}”。</translation>
+    </message>
+    <message>
+        <source>Run `unidesk models list` to see their ids.</source>
+        <translation>运行 `unidesk models list` 查看它们的 ID。</translation>
+    </message>
+    <message>
+        <source>{0} is not inside the models folder {1}.</source>
+        <translation>{0} 不在模型文件夹 {1} 中。</translation>
+    </message>
+    <message>
+        <source>{0} is not a model UniDesk can load: {1}</source>
+        <translation>{0} 不是 UniDesk 能加载的模型：{1}</translation>
+    </message>
+    <message>
+        <source>{0} has a config.json but no .safetensors weights.</source>
+        <translation>{0} 有 config.json，但没有 .safetensors 权重。</translation>
+    </message>
+    <message>
+        <source>Add a folder that holds the model&apos;s weights, or a .gguf file.</source>
+        <translation>请添加包含模型权重的文件夹，或一个 .gguf 文件。</translation>
+    </message>
+    <message>
+        <source>{0} changed on the hub while it was being downloaded.</source>
+        <translation>{0} 在下载过程中在模型仓库上发生了变化。</translation>
+    </message>
+    <message>
+        <source>Run the download again to fetch the new version.</source>
+        <translation>请重新下载以获取新版本。</translation>
+    </message>
+    <message>
+        <source>Cannot write {0}: {1}.</source>
+        <translation>无法写入 {0}：{1}。</translation>
+    </message>
+    <message>
+        <source>Free some disk space or choose another models folder (setting model.folder).</source>
+        <translation>请释放一些磁盘空间，或选择其他模型文件夹（设置项 model.folder）。</translation>
+    </message>
+    <message>
+        <source>the download from {0} kept starting over</source>
+        <translation>从 {0} 的下载不断从头开始</translation>
+    </message>
+    <message>
+        <source>the connection to {0} kept dropping ({1})</source>
+        <translation>与 {0} 的连接不断中断（{1}）</translation>
+    </message>
+    <message>
+        <source>Run the download again: it resumes from where it stopped.</source>
+        <translation>请重新下载：会从中断处继续。</translation>
+    </message>
+    <message>
+        <source>Downloading {0} stopped at {1} bytes: {2}.</source>
+        <translation>下载 {0} 停在第 {1} 字节：{2}。</translation>
+    </message>
+    <message>
+        <source>Downloading {0} stopped at {1} of {2} bytes: {3}.</source>
+        <translation>下载 {0} 停在第 {1} 字节（共 {2} 字节）：{3}。</translation>
+    </message>
+    <message>
+        <source>{0} came out at {1} bytes instead of {2}; the partial file was deleted.</source>
+        <translation>{0} 下载后为 {1} 字节，而不是 {2} 字节；不完整的文件已删除。</translation>
+    </message>
+    <message>
+        <source>Run the download again.</source>
+        <translation>请重新下载。</translation>
+    </message>
+    <message>
+        <source>{0} failed verification: its {1} is {2}..., expected {3}...; the corrupt partial file was deleted.</source>
+        <translation>{0} 校验失败：其 {1} 为 {2}...，应为 {3}...；损坏的不完整文件已删除。</translation>
+    </message>
+    <message>
+        <source>Run the download again; if it fails again, the hub or a proxy is serving a damaged file.</source>
+        <translation>请重新下载；如果再次失败，说明模型仓库或代理提供的文件已损坏。</translation>
     </message>
 </context>
 <context>
@@ -2734,6 +3214,53 @@
     <message>
         <source>Some settings are not valid; fix the fields marked in red first.</source>
         <translation>部分设置无效；请先修正标红的字段。</translation>
+    </message>
+</context>
+<context>
+    <name>SettingsFile</name>
+    <message>
+        <source>{0} is not UTF-8 text (byte 0x{1:02x} at position {2}); settings containing such bytes use their defaults.</source>
+        <translation>{0} 不是 UTF-8 文本（位置 {2} 处的字节 0x{1:02x}）；含有此类字节的设置使用默认值。</translation>
+    </message>
+    <message>
+        <source>{0} has a syntax error: {1}; using the defaults for all settings.</source>
+        <translation>{0} 有语法错误：{1}；所有设置都使用默认值。</translation>
+    </message>
+    <message>
+        <source>{0} was written by a newer UniDesk (file format {1}; this version knows format {2}): settings it knows were loaded, and the file will not be overwritten without asking.</source>
+        <translation>{0} 由更新版本的 UniDesk 写入（文件格式 {1}；本版本只认识格式 {2}）：已加载本版本认识的设置，不经询问不会覆盖该文件。</translation>
+    </message>
+    <message>
+        <source>version = {0} in {1} is not a format version (a whole number from 1); reading the file as format {2}.</source>
+        <translation>{1} 中的 version = {0} 不是格式版本（从 1 起的整数）；按格式 {2} 读取该文件。</translation>
+    </message>
+    <message>
+        <source>{0} = {1} should be a table of settings ([{0}]); ignored.</source>
+        <translation>{0} = {1} 应当是设置表（[{0}]）；已忽略。</translation>
+    </message>
+    <message>
+        <source>{0}; using the default {1}.</source>
+        <translation>{0}；使用默认值 {1}。</translation>
+    </message>
+    <message>
+        <source>{0}; using the default {1} for {2}.</source>
+        <translation>{0}；{2} 使用默认值 {1}。</translation>
+    </message>
+    <message>
+        <source>{0}; using the defaults for {1}.</source>
+        <translation>{0}；{1} 使用默认值。</translation>
+    </message>
+    <message>
+        <source>{0} is not known to this version of UniDesk; ignored.</source>
+        <translation>此版本的 UniDesk 不认识 {0}；已忽略。</translation>
+    </message>
+    <message>
+        <source>{0} is not a known setting; ignored.</source>
+        <translation>{0} 不是已知的设置；已忽略。</translation>
+    </message>
+    <message>
+        <source>{0} is not a known setting; ignored ({1}).</source>
+        <translation>{0} 不是已知的设置；已忽略（{1}）。</translation>
     </message>
 </context>
 <context>

@@ -173,3 +173,52 @@ def test_a_user_facing_error_notice_speaks_chinese(qtbot: Any, switcher: Languag
 
     switch(qtbot, switcher, "en", lambda: notice.close_button.toolTip() == "Dismiss")
     assert notice.full_text == str(error)
+
+
+def test_a_failed_documents_reason_speaks_chinese(qtbot: Any, switcher: LanguageSwitcher, tmp_path: Path) -> None:
+    from app.core.kb.catalog import DocumentRecord, DocumentStatus
+    from app.core.kb.parsers import parse_document
+    from app.core.kb.parsers.errors import DocumentError
+    from app.ui.knowledge.document_table import DocumentTable
+    from app.ui.knowledge.knowledge_texts import failure_detail
+
+    path = tmp_path / "data.txt"
+    path.write_bytes(b"ab\x00cd" * 20)
+    with pytest.raises(DocumentError) as caught:
+        parse_document(path)
+    stored = str(str(caught.value))  # the knowledge base keeps plain English
+    record = DocumentRecord(1, str(path), None, None, 100, 0, None, None, 0, 0, DocumentStatus.FAILED, "binary",
+                            stored, None, 0.0, 0.0)
+    table = DocumentTable()
+    qtbot.addWidget(table)
+    table.show_documents([record])
+    english = stored.removeprefix(f"{path}: ")
+    assert failure_detail(record) == english and table.topLevelItem(0).toolTip(1) == english
+
+    switch(qtbot, switcher, "zh_CN", lambda: failure_detail(record) != english)
+
+    assert failure_detail(record) == ("这不是文本文件：其中含有 NUL 字节，而文本文件从不含有这种字节 "
+                                      "只能添加文本类文档；如果它是文档，请另存为文本、PDF 或 DOCX。")
+    assert english_words_left([failure_detail(record)], ["NUL", "PDF", "DOCX"]) == []
+
+    switch(qtbot, switcher, "en", lambda: failure_detail(record) == english)
+
+
+def test_a_model_download_error_speaks_chinese(qtbot: Any, switcher: LanguageSwitcher, tmp_path: Path) -> None:
+    from app.core.models.downloads import check_disk_space
+    from app.core.models.errors import NotEnoughDiskSpaceError
+    from app.core.models.progress import DownloadProgress
+    from app.ui.models.model_texts import download_state_text
+
+    with pytest.raises(NotEnoughDiskSpaceError) as caught:
+        check_disk_space(tmp_path, 1 << 60, "Qwen3 8B", margin_bytes=0)
+    progress = DownloadProgress(state="failed", message=str(caught.value))
+    assert download_state_text(progress) == f"The download failed: {caught.value}"
+
+    switch(qtbot, switcher, "zh_CN", lambda: download_state_text(progress).startswith("下载失败"))
+
+    shown = download_state_text(progress)
+    assert "磁盘空间不足，无法下载 Qwen3 8B：还需要 " in shown and "请释放磁盘空间" in shown
+    assert english_words_left([shown], [*data_in(str(caught.value)), "model.folder"]) == []
+
+    switch(qtbot, switcher, "en", lambda: download_state_text(progress) == f"The download failed: {caught.value}")

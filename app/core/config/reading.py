@@ -18,8 +18,9 @@ from app.core.config.migrations import CURRENT_VERSION, migrate
 from app.core.config.schema import SettingValue, SettingValueError
 from app.core.config.settings import Settings
 from app.core.config.validation import format_value, printable, toml_text, validate_value
+from app.core.util.text import QT_TRANSLATE_NOOP, Text, listed
 
-_ALL_DEFAULTS = "using the defaults for all settings"
+CONTEXT = "SettingsFile"
 
 
 @dataclass(frozen=True)
@@ -60,14 +61,15 @@ def parse_settings_bytes(data: bytes, file_name: str = "settings.toml") -> Parse
     except UnicodeDecodeError as error:
         # Keep going: only values that contain the stray bytes fall back to their defaults.
         text = data.decode("utf-8-sig", errors="surrogateescape")
-        encoding_problem.append(SettingProblem(None, (
-            f"{file_name} is not UTF-8 text (byte 0x{error.object[error.start]:02x} at position "
-            f"{error.start}); settings containing such bytes use their defaults."
-        )))
+        encoding_problem.append(SettingProblem(None, Text(CONTEXT, QT_TRANSLATE_NOOP(
+            "SettingsFile", "{0} is not UTF-8 text (byte 0x{1:02x} at position {2}); settings containing such "
+                            "bytes use their defaults."), (file_name, error.object[error.start], error.start))))
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
-        message = f"{file_name} has a syntax error: {printable(str(error))}; {_ALL_DEFAULTS}."
+        message = Text(CONTEXT, QT_TRANSLATE_NOOP(
+            "SettingsFile", "{0} has a syntax error: {1}; using the defaults for all settings."),
+            (file_name, printable(str(error))))
         problems = (*encoding_problem, SettingProblem(None, message))
         return ParsedSettings(Settings.defaults(), problems, None)
     parsed = parse_settings_document(raw, file_name)
@@ -83,11 +85,10 @@ def parse_settings_document(raw: Mapping[str, Any], file_name: str = "settings.t
     version = _read_version(document.pop("version", None), file_name, problems)
     newer = version > CURRENT_VERSION
     if newer:
-        problems.append(SettingProblem(None, (
-            f"{file_name} was written by a newer UniDesk (file format {version}; this version "
-            f"knows format {CURRENT_VERSION}): settings it knows were loaded, and the file will "
-            "not be overwritten without asking."
-        )))
+        problems.append(SettingProblem(None, Text(CONTEXT, QT_TRANSLATE_NOOP(
+            "SettingsFile", "{0} was written by a newer UniDesk (file format {1}; this version knows format {2}): "
+                            "settings it knows were loaded, and the file will not be overwritten without asking."),
+            (file_name, version, CURRENT_VERSION))))
     elif version < CURRENT_VERSION:
         document = migrate(document, version)
     found = _collect_known_keys(document, problems, newer=newer)
@@ -102,10 +103,9 @@ def _read_version(value: object, file_name: str, problems: list[SettingProblem])
     if isinstance(value, int) and not isinstance(value, bool) and value >= 1:
         return value
     shown = toml_text(value)
-    problems.append(SettingProblem("version", (
-        f"version = {shown} in {file_name} is not a format version (a whole number from 1); "
-        f"reading the file as format {CURRENT_VERSION}."
-    )))
+    problems.append(SettingProblem("version", Text(CONTEXT, QT_TRANSLATE_NOOP(
+        "SettingsFile", "version = {0} in {1} is not a format version (a whole number from 1); reading the file "
+                        "as format {2}."), (shown, file_name, CURRENT_VERSION))))
     return CURRENT_VERSION
 
 
@@ -119,9 +119,9 @@ def _collect_known_keys(
                 problems.append(_unknown_key_problem(key, newer=newer))
             continue
         if not isinstance(value, dict):
-            problems.append(SettingProblem(name, (
-                f"{name} = {toml_text(value)} should be a table of settings ([{name}]); ignored."
-            )))
+            problems.append(SettingProblem(name, Text(CONTEXT, QT_TRANSLATE_NOOP(
+                "SettingsFile", "{0} = {1} should be a table of settings ([{0}]); ignored."),
+                (name, toml_text(value)))))
             continue
         for item_name, item in value.items():
             key = f"{name}.{item_name}"
@@ -142,7 +142,8 @@ def _validate_values(found: Mapping[str, Any], problems: list[SettingProblem]) -
             values[key] = validate_value(spec, value)
         except SettingValueError as error:
             default = format_value(spec, spec.default)
-            problems.append(SettingProblem(key, f"{error.message}; using the default {default}."))
+            problems.append(SettingProblem(key, Text(CONTEXT, QT_TRANSLATE_NOOP(
+                "SettingsFile", "{0}; using the default {1}."), (error.message, default))))
     return values
 
 
@@ -155,21 +156,28 @@ def _enforce_rules(values: dict[str, SettingValue], problems: list[SettingProble
         values[rule.reset_key] = reset_spec.default
         if rule.check(values) is None:
             default = format_value(reset_spec, reset_spec.default)
-            message = f"{reason}; using the default {default} for {rule.reset_key}."
+            message = Text(CONTEXT, QT_TRANSLATE_NOOP("SettingsFile", "{0}; using the default {1} for {2}."),
+                           (reason, default, rule.reset_key))
         else:
             for key in rule.keys:
                 values[key] = spec_for(key).default
-            message = f"{reason}; using the defaults for {', '.join(rule.keys)}."
+            message = Text(CONTEXT, QT_TRANSLATE_NOOP("SettingsFile", "{0}; using the defaults for {1}."),
+                           (reason, listed(rule.keys)))
         problems.append(SettingProblem(rule.reset_key, message))
 
 
 def _unknown_key_problem(key: str, *, newer: bool) -> SettingProblem:
     shown = printable(key)
     if newer:
-        return SettingProblem(key, f"{shown} is not known to this version of UniDesk; ignored.")
+        return SettingProblem(key, Text(CONTEXT, QT_TRANSLATE_NOOP(
+            "SettingsFile", "{0} is not known to this version of UniDesk; ignored."), (shown,)))
     hint = unknown_setting_error(key).hint
-    suffix = f" ({hint[0].lower()}{hint[1:]})" if hint else ""
-    return SettingProblem(key, f"{shown} is not a known setting; ignored{suffix}.")
+    if not hint:
+        return SettingProblem(key, Text(CONTEXT, QT_TRANSLATE_NOOP(
+            "SettingsFile", "{0} is not a known setting; ignored."), (shown,)))
+    suggestion = f"{hint[0].lower()}{hint[1:]}"
+    return SettingProblem(key, Text(CONTEXT, QT_TRANSLATE_NOOP(
+        "SettingsFile", "{0} is not a known setting; ignored ({1})."), (shown, suggestion)))
 
 
 def _leaf_keys(prefix: str, value: object) -> list[str]:

@@ -6,6 +6,9 @@ from dataclasses import dataclass
 
 from app.core.hardware.cpu_memory import GRACE_SOC_ID_PREFIX, CpuMemoryFacts
 from app.core.hardware.sources import ProbeSources
+from app.core.util.text import QT_TRANSLATE_NOOP, Text
+
+CONTEXT = "HardwareEvidence"
 
 DEVICE_TREE_DIRS = ("/proc/device-tree", "/sys/firmware/devicetree/base")
 TEGRA_RELEASE_FILE = "/etc/nv_tegra_release"
@@ -41,11 +44,14 @@ def _jetson_signs(sources: ProbeSources) -> tuple[tuple[str, ...], str | None]:
         path, entries = compatible
         tegra = [entry for entry in entries if entry.lower().startswith("nvidia,tegra")]
         if tegra:
-            evidence.append(f"Jetson device tree: {path} lists {', '.join(tegra)}")
+            evidence.append(Text(CONTEXT, QT_TRANSLATE_NOOP("HardwareEvidence", "Jetson device tree: {0} lists {1}"),
+                                 (path, ", ".join(tegra))))
     release = sources.read_text(TEGRA_RELEASE_FILE)
     if release is not None:
-        first_line = release.strip().splitlines()[0] if release.strip() else "empty"
-        evidence.append(f"{TEGRA_RELEASE_FILE} present (Jetson Linux: {first_line.lstrip('# ')})")
+        first_line: str = release.strip().splitlines()[0].lstrip("# ") if release.strip() else Text(
+            CONTEXT, QT_TRANSLATE_NOOP("HardwareEvidence", "empty"))
+        evidence.append(Text(CONTEXT, QT_TRANSLATE_NOOP("HardwareEvidence", "{0} present (Jetson Linux: {1})"),
+                             (TEGRA_RELEASE_FILE, first_line)))
     model_entry = _device_tree_strings(sources, "model")
     model = model_entry[1][0].strip() if model_entry is not None and model_entry[1] else None
     return tuple(evidence), model if evidence else None
@@ -53,9 +59,12 @@ def _jetson_signs(sources: ProbeSources) -> tuple[tuple[str, ...], str | None]:
 
 def _grace_sign(cpu: CpuMemoryFacts, machine: str) -> str | None:
     if (cpu.soc_id or "").startswith(GRACE_SOC_ID_PREFIX):
-        return f"Grace CPU: /sys/devices/soc0/soc_id is {cpu.soc_id} (NVIDIA Grace)"
+        return Text(CONTEXT, QT_TRANSLATE_NOOP("HardwareEvidence", "Grace CPU: {0} is {1} (NVIDIA Grace)"),
+                    ("/sys/devices/soc0/soc_id", cpu.soc_id))
     if machine.lower() in ("aarch64", "arm64") and "Neoverse-V2" in cpu.arm_core_names:
-        return "Neoverse-V2 cores on aarch64 in /proc/cpuinfo (the core of NVIDIA Grace)"
+        return Text(CONTEXT, QT_TRANSLATE_NOOP(
+            "HardwareEvidence", "{0} cores on {1} in {2} (the core of NVIDIA Grace)"),
+            ("Neoverse-V2", "aarch64", "/proc/cpuinfo"))
     return None
 
 

@@ -9,6 +9,9 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from app.core.kb.errors import KnowledgeBaseError
+from app.core.util.text import QT_TRANSLATE_NOOP, Text
+
+CONTEXT = "KnowledgeBaseErrors"
 
 SCHEMA_VERSION = 1
 DATABASE_FILE_NAME = "kb.sqlite3"
@@ -87,8 +90,12 @@ def open_database(path: Path) -> sqlite3.Connection:
         _create_or_check_schema(connection, path)
     except sqlite3.DatabaseError as error:
         raise KnowledgeBaseError(
-            f"The knowledge-base database {path} cannot be opened: {error}.",
-            "Move the file away to start an empty knowledge base, or restore it from a backup.",
+            Text(CONTEXT, QT_TRANSLATE_NOOP(
+                "KnowledgeBaseErrors", "The knowledge-base database {0} cannot be opened: {1}."),
+                 (str(path), str(error))),
+            Text(CONTEXT, QT_TRANSLATE_NOOP(
+                "KnowledgeBaseErrors", "Move the file away to start an empty knowledge base, or restore it from a "
+                                       "backup.")),
         ) from error
     return connection
 
@@ -101,9 +108,11 @@ def _create_or_check_schema(connection: sqlite3.Connection, path: Path) -> None:
             connection.execute("INSERT INTO schema_version (version) VALUES (?)", (SCHEMA_VERSION,))
         elif row["version"] > SCHEMA_VERSION:
             raise KnowledgeBaseError(
-                f"The knowledge base {path} was written by a newer UniDesk "
-                f"(schema {row['version']}, this one knows {SCHEMA_VERSION}).",
-                "Update UniDesk to use it.",
+                Text(CONTEXT, QT_TRANSLATE_NOOP(
+                    "KnowledgeBaseErrors",
+                    "The knowledge base {0} was written by a newer UniDesk (schema {1}, this one knows {2})."),
+                    (str(path), row["version"], SCHEMA_VERSION)),
+                Text(CONTEXT, QT_TRANSLATE_NOOP("KnowledgeBaseErrors", "Update UniDesk to use it.")),
             )
         connection.execute(
             "INSERT OR IGNORE INTO meta (key, value) VALUES ('kb_id', ?)", (uuid.uuid4().hex,)

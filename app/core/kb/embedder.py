@@ -12,6 +12,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from app.core.kb.errors import EmbeddingModelError
+from app.core.util.text import QT_TRANSLATE_NOOP, Text
+
+CONTEXT = "KnowledgeBaseErrors"
 
 if TYPE_CHECKING:
     import numpy as np
@@ -47,7 +50,9 @@ def resolve_embedding_model(name: str) -> EmbeddingModelSource:
     """
     cleaned = name.strip()
     if not cleaned:
-        raise EmbeddingModelError("No embedding model is set.", "Set kb.embedding_model, e.g. all-MiniLM-L6-v2.")
+        raise EmbeddingModelError(Text(CONTEXT, QT_TRANSLATE_NOOP("KnowledgeBaseErrors", "No embedding model is set.")),
+                                  Text(CONTEXT, QT_TRANSLATE_NOOP(
+                                      "KnowledgeBaseErrors", "Set kb.embedding_model, e.g. all-MiniLM-L6-v2.")))
     folder = Path(cleaned).expanduser()
     if folder.is_dir():
         resolved = folder.resolve()
@@ -137,8 +142,12 @@ class Embedder:
             )
         except Exception as error:  # the library raises OSError, ValueError, HF errors...
             raise EmbeddingModelError(
-                f"The embedding model {self.source.name!r} is not available on this computer ({error}).",
-                "Choose all-MiniLM-L6-v2 (bundled) or a local model folder in kb.embedding_model.",
+                Text(CONTEXT, QT_TRANSLATE_NOOP(
+                    "KnowledgeBaseErrors", "The embedding model {0} is not available on this computer ({1})."),
+                    (repr(self.source.name), str(error))),
+                Text(CONTEXT, QT_TRANSLATE_NOOP(
+                    "KnowledgeBaseErrors", "Choose all-MiniLM-L6-v2 (bundled) or a local model folder in "
+                                           "kb.embedding_model.")),
             ) from error
         model.eval()
         tokenizer = model.tokenizer

@@ -25,6 +25,9 @@ from app.core.kb.reranker import Reranker
 from app.core.kb.retrieval import HybridSearcher, SearchOptions, SearchResult
 from app.core.kb.spaces import active_space, all_spaces
 from app.core.kb.vector_store import VectorStore
+from app.core.util.text import QT_TRANSLATE_NOOP, Text
+
+CONTEXT = "KnowledgeBaseErrors"
 
 KB_FOLDER_NAME = "kb"
 CHROMA_FOLDER_NAME = "chroma"
@@ -104,7 +107,10 @@ class KnowledgeBase:
             record = get_document(self._connection, document_id)
         if record is None:
             raise KnowledgeBaseError(
-                f"There is no document {document_id} in the knowledge base.", "See `unidesk kb list`."
+                Text(CONTEXT, QT_TRANSLATE_NOOP(
+                    "KnowledgeBaseErrors", "There is no document {0} in the knowledge base."),
+                     (document_id,)),
+                Text(CONTEXT, QT_TRANSLATE_NOOP("KnowledgeBaseErrors", "See `unidesk kb list`.")),
             )
         return record
 
@@ -168,7 +174,8 @@ class KnowledgeBase:
         if documents is not None:
             chosen = dataclasses.replace(chosen, documents=documents)
         if chosen.k <= 0:
-            raise KnowledgeBaseError(f"The number of passages must be at least 1, not {chosen.k}.")
+            raise KnowledgeBaseError(Text(CONTEXT, QT_TRANSLATE_NOOP(
+                "KnowledgeBaseErrors", "The number of passages must be at least 1, not {0}."), (chosen.k,)))
         with self._lock:
             space = active_space(self._connection)
             embedder, reason = self._query_embedder(space.model if space is not None else None)

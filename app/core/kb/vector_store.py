@@ -10,6 +10,9 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from app.core.kb.errors import VectorStoreError
+from app.core.util.text import QT_TRANSLATE_NOOP, Text
+
+CONTEXT = "KnowledgeBaseErrors"
 
 if TYPE_CHECKING:
     import numpy as np
@@ -101,14 +104,22 @@ class VectorStore:
                 return chromadb.PersistentClient(path=str(self.persist_dir), settings=_chroma_settings())
             except Exception as error:
                 raise VectorStoreError(
-                    f"The vector store in {self.persist_dir} cannot be opened: {error}.",
-                    "Close other UniDesk windows using the same folder, or remove the folder to rebuild it.",
+                    Text(CONTEXT, QT_TRANSLATE_NOOP(
+                        "KnowledgeBaseErrors", "The vector store in {0} cannot be opened: {1}."),
+                         (str(self.persist_dir), str(error))),
+                    Text(CONTEXT, QT_TRANSLATE_NOOP(
+                        "KnowledgeBaseErrors",
+                        "Close other UniDesk windows using the same folder, or remove the folder to rebuild it.")),
                 ) from error
         parts = urlsplit(self.server_url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise VectorStoreError(
-                f"kb.chroma_server_url {self.server_url!r} is not an http(s) address.",
-                "Use e.g. http://192.168.1.20:8000, or leave it empty for the built-in store.",
+                Text(CONTEXT, QT_TRANSLATE_NOOP(
+                    "KnowledgeBaseErrors", "kb.chroma_server_url {0} is not an http(s) address."),
+                     (repr(self.server_url),)),
+                Text(CONTEXT, QT_TRANSLATE_NOOP(
+                    "KnowledgeBaseErrors", "Use e.g. http://192.168.1.20:8000, or leave it empty for the built-in "
+                                           "store.")),
             )
         port = parts.port or (443 if parts.scheme == "https" else 8000)
         try:
@@ -117,8 +128,12 @@ class VectorStore:
             )
         except Exception as error:
             raise VectorStoreError(
-                f"The chromadb server at {self.server_url} does not answer ({error}).",
-                "Start it (chroma run --path DIR) or clear kb.chroma_server_url to use the built-in store.",
+                Text(CONTEXT, QT_TRANSLATE_NOOP(
+                    "KnowledgeBaseErrors", "The chromadb server at {0} does not answer ({1})."),
+                     (str(self.server_url), str(error))),
+                Text(CONTEXT, QT_TRANSLATE_NOOP(
+                    "KnowledgeBaseErrors",
+                    "Start it (chroma run --path DIR) or clear kb.chroma_server_url to use the built-in store.")),
             ) from error
 
     def _collection(self, name: str) -> Any:
@@ -131,7 +146,9 @@ class VectorStore:
                 name, configuration={"hnsw": {"space": "cosine"}}, embedding_function=None
             )
         except Exception as error:
-            raise VectorStoreError(f"The vector collection {name} cannot be opened: {error}.") from error
+            raise VectorStoreError(Text(CONTEXT, QT_TRANSLATE_NOOP(
+                "KnowledgeBaseErrors", "The vector collection {0} cannot be opened: "
+                                       "{1}."), (name, str(error)))) from error
         self._collections[name] = collection
         return collection
 
@@ -225,4 +242,6 @@ class VectorStore:
             client.delete_collection(collection)
         except Exception as error:  # chromadb raises NotFoundError/ValueError for a missing one
             if "does not exist" not in str(error).lower() and "not found" not in str(error).lower():
-                raise VectorStoreError(f"The vector collection {collection} cannot be deleted: {error}.") from error
+                raise VectorStoreError(Text(CONTEXT, QT_TRANSLATE_NOOP(
+                    "KnowledgeBaseErrors", "The vector collection {0} cannot be deleted: {1}."),
+                    (collection, str(error)))) from error

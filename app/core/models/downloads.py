@@ -18,6 +18,9 @@ from app.core.models.progress import DownloadProgress, DownloadTracker, Transfer
 from app.core.models.transfer import FetchResult, FileTransfer, TransferOptions, part_path
 from app.core.models.units import human_size
 from app.core.util.errors import UserFacingError
+from app.core.util.text import QT_TRANSLATE_NOOP, Text
+
+CONTEXT = "ModelErrors"
 
 log = logging.getLogger(__name__)
 MIB = 1024**2
@@ -86,9 +89,12 @@ def check_disk_space(folder: Path, needed_bytes: int, label: str, margin_bytes: 
     free = shutil.disk_usage(existing).free
     if free < needed_bytes + margin_bytes:
         raise NotEnoughDiskSpaceError(
-            f"Not enough disk space for {label}: it needs {human_size(needed_bytes)} more (and "
-            f"{human_size(margin_bytes)} to spare), but only {human_size(free)} is free on {existing}.",
-            "Free up disk space, or choose another models folder in Settings (model.folder).",
+            Text(CONTEXT, QT_TRANSLATE_NOOP(
+                "ModelErrors", "Not enough disk space for {0}: it needs {1} more (and {2} to spare), but only {3} is "
+                               "free on {4}."),
+                (label, human_size(needed_bytes), human_size(margin_bytes), human_size(free), str(existing))),
+            Text(CONTEXT, QT_TRANSLATE_NOOP(
+                "ModelErrors", "Free up disk space, or choose another models folder in Settings (model.folder).")),
         )
 
 
@@ -241,8 +247,9 @@ class DownloadJob:
             and any(fnmatch.fnmatch(remote.path, pattern) for pattern in spec.patterns)
         )
         if not chosen:
-            raise UserFacingError(f"{spec.repo_id} has no model files to download.",
-                                  "The catalog entry may be out of date.")
+            raise UserFacingError(
+                Text(CONTEXT, QT_TRANSLATE_NOOP("ModelErrors", "{0} has no model files to download."), (spec.repo_id,)),
+                Text(CONTEXT, QT_TRANSLATE_NOOP("ModelErrors", "The catalog entry may be out of date.")))
         return chosen
 
     def _delete_partial_files(self) -> None:

@@ -15,12 +15,17 @@ from urllib.parse import quote, urljoin, urlsplit
 from app import __version__
 from app.core.models.checksums import Checksum, checksum_from_headers, parse_etag
 from app.core.models.errors import HubError
+from app.core.util.text import QT_TRANSLATE_NOOP, Text
+
+CONTEXT = "ModelErrors"
 
 DEFAULT_ENDPOINT = "https://huggingface.co"
 ENDPOINT_ENV = "HF_ENDPOINT"
 TOKEN_ENV = "HF_TOKEN"
 MAX_REDIRECTS = 5
-_NETWORK_HINT = "Check the internet connection (or the HF_ENDPOINT variable) and try again."
+_NETWORK_HINT = Text(CONTEXT, QT_TRANSLATE_NOOP(
+    "ModelErrors", "Check the internet connection (or the HF_ENDPOINT variable) and try again."))
+_TRY_LATER = Text(CONTEXT, QT_TRANSLATE_NOOP("ModelErrors", "Try again later."))
 
 
 @dataclass(frozen=True)
@@ -121,7 +126,8 @@ class HubClient:
             size_text = headers.get("X-Linked-Size") or headers.get("Content-Length")
             size = int(size_text) if size_text and size_text.isdigit() else None
             return RemoteFile(repo_id, revision, path, url, size, checksum_from_headers(headers))
-        raise HubError(f"The hub redirected {what} too many times.", "Try again later.")
+        raise HubError(Text(CONTEXT, QT_TRANSLATE_NOOP(
+            "ModelErrors", "The hub redirected {0} too many times."), (what,)), _TRY_LATER)
 
     def list_files(self, repo_id: str, revision: str = "main") -> tuple[RemoteFile, ...]:
         """Every file of a repository with sizes and checksums (the hub's model API, ``blobs=true``)."""
@@ -129,7 +135,9 @@ class HubClient:
         document = self._get_json(url, repo_id)
         siblings = document.get("siblings") if isinstance(document, dict) else None
         if not isinstance(siblings, list):
-            raise HubError(f"The hub's file list for {repo_id} is not in the expected form.", "Try again later.")
+            raise HubError(Text(CONTEXT, QT_TRANSLATE_NOOP(
+                "ModelErrors", "The hub's file list for {0} is not in the expected form."), (repo_id,)),
+                           _TRY_LATER)
         files: list[RemoteFile] = []
         for sibling in siblings:
             if not isinstance(sibling, dict) or not isinstance(sibling.get("rfilename"), str):
@@ -154,7 +162,8 @@ class HubClient:
         try:
             return json.loads(body)
         except ValueError as error:
-            raise HubError(f"The hub's answer about {what} is not valid JSON.", "Try again later.") from error
+            raise HubError(Text(CONTEXT, QT_TRANSLATE_NOOP(
+                "ModelErrors", "The hub's answer about {0} is not valid JSON."), (what,)), _TRY_LATER) from error
 
     def open_range(self, url: str, start: int) -> http.client.HTTPResponse:
         """GET ``url`` from byte ``start`` on (a Range request when ``start`` > 0), following the
@@ -179,31 +188,57 @@ class HubClient:
         error_code = (error.headers.get("X-Error-Code") or "") if error.headers else ""
         if error_code == "RepoNotFound":
             return HubError(
-                f"{what} was not found on {self.host} ({code}): the repository does not exist or is private.",
-                "Check the model id; for a private repository set HF_TOKEN to a token that can read it.",
+                Text(CONTEXT, QT_TRANSLATE_NOOP(
+                    "ModelErrors", "{0} was not found on {1} ({2}): the repository does not exist or is private."),
+                    (what, self.host, code)),
+                Text(CONTEXT, QT_TRANSLATE_NOOP(
+                    "ModelErrors", "Check the model id; for a private repository set HF_TOKEN to a token that can "
+                                   "read it.")),
                 status=code,
             )
         if code == 404:
-            return HubError(f"{what} was not found on {self.host} (404).",
-                            "The catalog entry may be out of date, or the file was renamed or removed.", status=code)
+            return HubError(Text(CONTEXT, QT_TRANSLATE_NOOP("ModelErrors", "{0} was not found on {1} (404)."),
+                                 (what, self.host)),
+                            Text(CONTEXT, QT_TRANSLATE_NOOP(
+                                "ModelErrors", "The catalog entry may be out of date, or the file was renamed or "
+                                               "removed.")),
+                            status=code)
         if error_code == "GatedRepo" or code == 403:
             return HubError(
-                f"{what} is a gated model: {self.host} refused access ({code}).",
-                "Accept the model's licence on its Hugging Face page, then set HF_TOKEN to that account's token.",
+                Text(CONTEXT, QT_TRANSLATE_NOOP("ModelErrors", "{0} is a gated model: {1} refused access ({2})."),
+                     (what, self.host, code)),
+                Text(CONTEXT, QT_TRANSLATE_NOOP(
+                    "ModelErrors",
+                    "Accept the model's licence on its Hugging Face page, then set HF_TOKEN to that account's token.")),
                 status=code,
             )
         if code == 401:
-            hint = ("The token in HF_TOKEN was rejected; create a new read token on huggingface.co."
-                    if self.token else "Set HF_TOKEN to a Hugging Face access token that can read it.")
-            return HubError(f"{self.host} refused access to {what} (401 Unauthorized).", hint, status=code)
+            hint = (Text(CONTEXT, QT_TRANSLATE_NOOP(
+                "ModelErrors", "The token in HF_TOKEN was rejected; create a new read token on huggingface.co."))
+                    if self.token else Text(CONTEXT, QT_TRANSLATE_NOOP(
+                        "ModelErrors", "Set HF_TOKEN to a Hugging Face access token that can read it.")))
+            return HubError(Text(CONTEXT, QT_TRANSLATE_NOOP(
+                "ModelErrors", "{0} refused access to {1} (401 Unauthorized)."),
+                                 (self.host, what)), hint, status=code)
         if code == 429:
-            return HubError(f"{self.host} is limiting requests (429 Too Many Requests).",
-                            "Wait a few minutes, then run the download again: it resumes.", status=code)
-        return HubError(f"{self.host} answered {code} {error.reason} for {what}.",
-                        "Try again later: the download resumes where it stopped.", status=code)
+            return HubError(Text(CONTEXT, QT_TRANSLATE_NOOP(
+                "ModelErrors", "{0} is limiting requests (429 Too Many Requests)."), (self.host,)),
+                            Text(CONTEXT, QT_TRANSLATE_NOOP(
+                                "ModelErrors", "Wait a few minutes, then run the download again: it resumes.")),
+                            status=code)
+        return HubError(Text(CONTEXT, QT_TRANSLATE_NOOP("ModelErrors", "{0} answered {1} {2} for {3}."),
+                             (self.host, code, str(error.reason), what)),
+                        Text(CONTEXT, QT_TRANSLATE_NOOP(
+                            "ModelErrors", "Try again later: the download resumes where it stopped.")), status=code)
+
+    def network_reason(self, error: BaseException) -> str:
+        """Why the hub could not be reached or heard from, without a closing full stop."""
+        if isinstance(error, TimeoutError) or isinstance(getattr(error, "reason", None), TimeoutError):
+            return Text(CONTEXT, QT_TRANSLATE_NOOP("ModelErrors", "{0} did not answer within {1:.0f} s"),
+                        (self.host, self.timeout_s))
+        reason = error.reason if isinstance(error, urllib.error.URLError) else error
+        return Text(CONTEXT, QT_TRANSLATE_NOOP("ModelErrors", "Cannot reach {0}: {1}"), (self.host, str(reason)))
 
     def _network_error(self, error: BaseException) -> HubError:
-        if isinstance(error, TimeoutError) or isinstance(getattr(error, "reason", None), TimeoutError):
-            return HubError(f"{self.host} did not answer within {self.timeout_s:.0f} s.", _NETWORK_HINT)
-        reason = error.reason if isinstance(error, urllib.error.URLError) else error
-        return HubError(f"Cannot reach {self.host}: {reason}.", _NETWORK_HINT)
+        return HubError(Text(CONTEXT, QT_TRANSLATE_NOOP("ModelErrors", "{0}."), (self.network_reason(error),)),
+                        _NETWORK_HINT)

@@ -16,6 +16,9 @@ from app.core.models.fit import FitRequest, VariantFit, fit_catalog
 from app.core.models.hub import HubClient
 from app.core.models.local_models import LocalModel, LocalModels, RemovedModel
 from app.core.models.transfer import TransferOptions
+from app.core.util.text import QT_TRANSLATE_NOOP, Text
+
+CONTEXT = "ModelErrors"
 
 
 class ModelLibrary:
@@ -79,8 +82,10 @@ class ModelLibrary:
         model, variant = self.catalog.find(model_id, variant_id)
         if self.downloaded(model.id, variant.id) is not None:
             raise DownloadError(
-                f"{model.name} ({variant.quantization}) is already downloaded.",
-                "Pick it in the model list, or remove it first to download it again.",
+                Text(CONTEXT, QT_TRANSLATE_NOOP("ModelErrors", "{0} ({1}) is already downloaded."),
+                     (model.name, variant.quantization)),
+                Text(CONTEXT, QT_TRANSLATE_NOOP(
+                    "ModelErrors", "Pick it in the model list, or remove it first to download it again.")),
             )
         target = self.download_target(variant)
         with self._lock:

@@ -19,6 +19,9 @@ from app.core.config.paths import AppPaths
 from app.core.models.errors import LocalModelError
 from app.core.planner.errors import ModelMetadataError
 from app.core.planner.model_reader import read_model_metadata
+from app.core.util.text import QT_TRANSLATE_NOOP, Text
+
+CONTEXT = "ModelErrors"
 
 log = logging.getLogger(__name__)
 REGISTRY_NAME = "local_models.json"
@@ -107,7 +110,10 @@ class LocalModels:
         for model in self.models():
             if model.id == model_id.strip().lower():
                 return model
-        raise LocalModelError(f"There is no local model '{model_id}'.", "Run `unidesk models list` to see their ids.")
+        raise LocalModelError(Text(CONTEXT, QT_TRANSLATE_NOOP(
+            "ModelErrors", "There is no local model '{0}'."), (model_id,)),
+                              Text(CONTEXT, QT_TRANSLATE_NOOP(
+                                  "ModelErrors", "Run `unidesk models list` to see their ids.")))
 
     def find_by_path(self, path: Path) -> LocalModel | None:
         """The registered model at ``path``, if any."""
@@ -130,7 +136,8 @@ class LocalModels:
         """Record a finished download (a file or folder inside the models folder)."""
         target = self._model_path(path)
         if not _inside(target, self.folder):
-            raise LocalModelError(f"{target} is not inside the models folder {self.folder}.")
+            raise LocalModelError(Text(CONTEXT, QT_TRANSLATE_NOOP(
+                "ModelErrors", "{0} is not inside the models folder {1}."), (str(target), str(self.folder))))
         with self._lock:
             existing = self.find_by_path(target)
             if existing is not None:  # downloaded again: the new record replaces the old one
@@ -184,11 +191,15 @@ class LocalModels:
         try:
             metadata = read_model_metadata(target)
         except ModelMetadataError as error:
-            raise LocalModelError(f"{target} is not a model UniDesk can load: {error.message}", error.hint) from error
+            raise LocalModelError(Text(CONTEXT, QT_TRANSLATE_NOOP(
+                "ModelErrors", "{0} is not a model UniDesk can load: {1}"), (str(target), error.message)),
+                error.hint) from error
         if metadata.source == "hf_config":
             raise LocalModelError(
-                f"{target} has a config.json but no .safetensors weights.",
-                "Add a folder that holds the model's weights, or a .gguf file.",
+                Text(CONTEXT, QT_TRANSLATE_NOOP("ModelErrors", "{0} has a config.json but no .safetensors weights."),
+                     (str(target),)),
+                Text(CONTEXT, QT_TRANSLATE_NOOP(
+                    "ModelErrors", "Add a folder that holds the model's weights, or a .gguf file.")),
             )
         models = list(self._load())
         label = name or (target.stem if target.is_file() else target.name)

@@ -15,6 +15,9 @@ from app.core.models.checksums import Checksum, StreamingHash
 from app.core.models.errors import ChecksumMismatchError, DownloadError
 from app.core.models.hub import HubClient, RemoteFile
 from app.core.models.progress import TransferControl
+from app.core.util.text import QT_TRANSLATE_NOOP, Text
+
+CONTEXT = "ModelErrors"
 
 log = logging.getLogger(__name__)
 MIB = 1024**2
@@ -173,8 +176,10 @@ class FileTransfer:
                     raise _StartOver
                 if size is not None and match.group(3) != "*" and int(match.group(3)) != size:
                     raise DownloadError(
-                        f"{what} changed on the hub while it was being downloaded.",
-                        "Run the download again to fetch the new version.",
+                        Text(CONTEXT, QT_TRANSLATE_NOOP(
+                            "ModelErrors", "{0} changed on the hub while it was being downloaded."), (what,)),
+                        Text(CONTEXT, QT_TRANSLATE_NOOP(
+                            "ModelErrors", "Run the download again to fetch the new version.")),
                     )
             elif offset > 0:
                 self._truncate()  # the server ignored the Range header and sends the whole file
@@ -217,23 +222,33 @@ class FileTransfer:
 
     def _write_error(self, error: OSError) -> DownloadError:
         return DownloadError(
-            f"Cannot write {self.part}: {error.strerror or error}.",
-            "Free some disk space or choose another models folder (setting model.folder).",
+            Text(CONTEXT, QT_TRANSLATE_NOOP(
+                "ModelErrors", "Cannot write {0}: {1}."), (str(self.part), str(error.strerror or error))),
+            Text(CONTEXT, QT_TRANSLATE_NOOP(
+                "ModelErrors", "Free some disk space or choose another models folder (setting model.folder).")),
         )
 
     def _gave_up(self, offset: int, error: BaseException | None) -> DownloadError:
         """The error after too many failed attempts (the ``.part`` stays for a later resume)."""
-        total = f" of {self.remote.size}" if self.remote.size is not None else ""
+        reason: str
         if error is None:
-            reason = f"the download from {self.hub.host} kept starting over"
+            reason = Text(CONTEXT, QT_TRANSLATE_NOOP("ModelErrors", "the download from {0} kept starting over"),
+                          (self.hub.host,))
         elif isinstance(error, _ConnectionDropped):
-            reason = f"the connection to {self.hub.host} kept dropping ({error})"
+            reason = Text(CONTEXT, QT_TRANSLATE_NOOP("ModelErrors", "the connection to {0} kept dropping ({1})"),
+                          (self.hub.host, str(error)))
         else:
-            reason = self.hub.network_error(error).message.rstrip(".")
-        return DownloadError(
-            f"Downloading {self.remote.path} stopped at {offset}{total} bytes: {reason}.",
-            "Run the download again: it resumes from where it stopped.",
-        )
+            reason = self.hub.network_reason(error)
+            if reason.endswith("."):  # the library's own words end the sentence already
+                reason = str(reason).rstrip(".")
+        hint = Text(CONTEXT, QT_TRANSLATE_NOOP(
+            "ModelErrors", "Run the download again: it resumes from where it stopped."))
+        if self.remote.size is None:
+            return DownloadError(Text(CONTEXT, QT_TRANSLATE_NOOP(
+                "ModelErrors", "Downloading {0} stopped at {1} bytes: {2}."), (self.remote.path, offset, reason)), hint)
+        return DownloadError(Text(CONTEXT, QT_TRANSLATE_NOOP(
+            "ModelErrors", "Downloading {0} stopped at {1} of {2} bytes: {3}."),
+            (self.remote.path, offset, self.remote.size, reason)), hint)
 
     def _verify(self) -> str:
         """Check size and checksum of the ``.part``, then rename it into place. A mismatch deletes the
@@ -244,8 +259,10 @@ class FileTransfer:
         if size is not None and held != size:
             self.part.unlink(missing_ok=True)
             raise ChecksumMismatchError(
-                f"{name} came out at {held} bytes instead of {size}; the partial file was deleted.",
-                "Run the download again.",
+                Text(CONTEXT, QT_TRANSLATE_NOOP(
+                    "ModelErrors", "{0} came out at {1} bytes instead of {2}; the partial file was deleted."),
+                    (name, held, size)),
+                Text(CONTEXT, QT_TRANSLATE_NOOP("ModelErrors", "Run the download again.")),
             )
         verified_by = "size"
         if self.expected is not None and self._hash is not None:
@@ -253,9 +270,13 @@ class FileTransfer:
             if actual != self.expected.hex_digest:
                 self.part.unlink(missing_ok=True)
                 raise ChecksumMismatchError(
-                    f"{name} failed verification: its {self.expected.algorithm} is {actual[:16]}..., expected "
-                    f"{self.expected.hex_digest[:16]}...; the corrupt partial file was deleted.",
-                    "Run the download again; if it fails again, the hub or a proxy is serving a damaged file.",
+                    Text(CONTEXT, QT_TRANSLATE_NOOP(
+                        "ModelErrors", "{0} failed verification: its {1} is {2}..., expected {3}...; the corrupt "
+                                       "partial file was deleted."),
+                        (name, self.expected.algorithm, actual[:16], self.expected.hex_digest[:16])),
+                    Text(CONTEXT, QT_TRANSLATE_NOOP(
+                        "ModelErrors",
+                        "Run the download again; if it fails again, the hub or a proxy is serving a damaged file.")),
                 )
             verified_by = self.expected.algorithm
         with self.part.open("rb+") as handle:

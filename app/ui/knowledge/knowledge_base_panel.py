@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QMessageBox, QPu
 from app.core.kb.catalog import DocumentRecord, DocumentStatus
 from app.core.services.indexing import IndexingJob
 from app.ui.bridge import Bridge
+from app.ui.i18n import render
 from app.ui.icons import themed_icon
 from app.ui.knowledge.document_table import DocumentTable
 from app.ui.knowledge.file_drops import install_file_drop
@@ -141,7 +142,7 @@ class KnowledgeBasePanel(QWidget):
         self.reveal_button.setText(self.tr("Show in folder"))
         self.reveal_button.setToolTip(self.tr("Open the folder of the selected document in the file manager"))
         if self.error is not None:
-            self.error_label.setText(self.tr("The knowledge base cannot be used: {0}").format(self.error))
+            self.error_label.setText(self.tr("The knowledge base cannot be used: {0}").format(render(self.error)))
         self._selection_changed()
 
     def changeEvent(self, event: QEvent) -> None:

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from app.core.kb.catalog import DocumentRecord, DocumentStatus
+from app.core.kb.parsers.document_texts import failure_text
 from app.core.kb.progress import IndexingProgress
-from app.ui.i18n import duration_text, translate
+from app.ui.i18n import duration_text, render, translate
 
 # Every translate() names its context ("KnowledgeTexts") literally: pyside6-lupdate reads only literals.
 
@@ -42,10 +43,12 @@ def document_status_text(record: DocumentRecord) -> str:
 
 
 def failure_detail(record: DocumentRecord) -> str:
-    """The core's own reason for a failed document, without the path it starts with."""
+    """The core's own reason for a failed document, without the path it starts with, in the current language
+    (when the core's words are recognised; anything else as the core wrote it)."""
     message = record.error_message or ""
     prefix = record.path + ": "
-    return message[len(prefix):] if message.startswith(prefix) else message
+    detail = message[len(prefix):] if message.startswith(prefix) else message
+    return render(failure_text(detail))
 
 
 def phase_text(progress: IndexingProgress) -> str:

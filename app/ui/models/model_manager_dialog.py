@@ -27,6 +27,7 @@ from app.core.models.library import ModelLibrary
 from app.core.models.local_models import LocalModel
 from app.core.util.errors import UserFacingError
 from app.ui.bridge import Bridge
+from app.ui.i18n import render
 from app.ui.models.catalog_page import CatalogPage
 from app.ui.models.catalog_tree import VariantKey
 from app.ui.models.first_run_page import FirstRunPage
@@ -310,7 +311,7 @@ class ModelManagerDialog(QDialog):
 
     def _show_error(self, error: Exception) -> None:
         text = str(error) or type(error).__name__
-        self._say(lambda: text)
+        self._say(lambda: render(text))
 
     # ---- dialogs -----------------------------------------------------------------------------
     def _ask_model_file_dialog(self) -> Path | None:

@@ -27,7 +27,9 @@ class VerdictCalculator(QObject):
     """
 
     verdict_ready = Signal(object)
-    failed = Signal(str)
+    failed = Signal(object)
+    """Why planning failed: a ``str``, a core :class:`~app.core.util.text.Text` when the core wrote it (an object
+    signal: a ``str`` signal would hand on plain English and lose the Text)."""
 
     def __init__(self, services: GuiServices, parent: QObject | None = None, debounce_ms: int = DEBOUNCE_MS) -> None:
         super().__init__(parent)
@@ -62,7 +64,10 @@ class VerdictCalculator(QObject):
         def work() -> Verdict:
             return compute_verdict(settings, model_path, machine.current(freed), metadata)
 
-        self._bridge.run_latest(LANE, work, self.verdict_ready.emit, lambda error: self.failed.emit(str(error)))
+        def report(error: BaseException) -> None:
+            self.failed.emit(str(error) or type(error).__name__)
+
+        self._bridge.run_latest(LANE, work, self.verdict_ready.emit, report)
 
     def wait(self, timeout_ms: int = 5000) -> bool:
         """Block until the worker is idle (closing and tests)."""

@@ -196,3 +196,83 @@ def test_a_question_too_long_reads_as_before() -> None:
                           "and 16 more are kept for the answer, but the model's context holds 64 tokens. "
                           "Shorten the question, or raise the context length in Settings and reload the model.")
     assert_translatable(str(error))
+
+
+def test_settings_file_problems_read_as_before() -> None:
+    from app.core.config.migrations import CURRENT_VERSION
+    from app.core.config.reading import parse_settings_bytes
+
+    parsed = parse_settings_bytes(
+        b'version = "x"\ntelemetry = 1\n[engine]\nparallel_chats = 0\nparalel_chats = 2\n'
+        b'[kb]\nchunk_tokens = 256\nchunk_overlap_tokens = 500\n')
+    assert [str(problem) for problem in parsed.problems] == [
+        'version = "x" in settings.toml is not a format version (a whole number from 1); reading the file as format '
+        f"{CURRENT_VERSION}.",
+        "telemetry is not a known setting; ignored.",
+        "engine.paralel_chats is not a known setting; ignored (did you mean engine.parallel_chats?).",
+        "engine.parallel_chats = 0 is below the minimum 1; using the default 1.",
+        "kb.chunk_overlap_tokens = 500 is not smaller than kb.chunk_tokens = 256; using the default 64 for "
+        "kb.chunk_overlap_tokens.",
+    ]
+    broken = parse_settings_bytes(b"[engine\n").problems[0].message
+    assert broken.startswith("settings.toml has a syntax error: ") and broken.endswith(
+        "; using the defaults for all settings.")
+    newer = parse_settings_bytes(b"version = 99\n").problems[0].message
+    assert newer.startswith("settings.toml was written by a newer UniDesk (file format 99; this version knows format ")
+    assert_translatable(*(problem.message for problem in parsed.problems), broken, newer)
+
+
+def test_soc_evidence_reads_as_before() -> None:
+    from app.core.hardware.cpu_memory import CpuMemoryFacts
+    from app.core.hardware.soc import _grace_sign
+
+    facts = CpuMemoryFacts("Grace", 72, 72, 1 << 36, 1 << 35, ("Neoverse-V2",), "jep106:036b:0241")
+    grace = _grace_sign(facts, "aarch64")
+    assert grace == "Grace CPU: /sys/devices/soc0/soc_id is jep106:036b:0241 (NVIDIA Grace)"
+    cores = _grace_sign(replace(facts, soc_id=None), "aarch64")
+    assert cores == "Neoverse-V2 cores on aarch64 in /proc/cpuinfo (the core of NVIDIA Grace)"
+    assert_translatable(grace or "", cores or "")
+
+
+def test_document_problems_read_as_before_and_are_recognised_from_their_english(tmp_path: Path) -> None:
+    from app.core.kb.parsers import parse_document
+    from app.core.kb.parsers.document_texts import failure_text
+    from app.core.kb.parsers.errors import DocumentError
+
+    binary = tmp_path / "data.txt"
+    binary.write_bytes(b"ab\x00cd" * 20)
+    empty = tmp_path / "empty.md"
+    empty.write_bytes(b"")
+    errors = []
+    for path in (binary, empty, tmp_path / "gone.txt"):
+        with pytest.raises(DocumentError) as caught:
+            parse_document(path)
+        errors.append(caught.value)
+    assert [str(error) for error in errors] == [
+        f"{binary}: this is not a text file: it contains NUL bytes, which text files never do Only text documents "
+        "can be added; if it is a document, save it as text, PDF or DOCX.",
+        f"{empty}: the file is empty (0 bytes) There is nothing to index in it.",
+        f"{tmp_path / 'gone.txt'}: the file does not exist (moved or deleted?) Check the path, or remove the entry "
+        "if the file is gone for good.",
+    ]
+    assert_translatable(*(str(error) for error in errors))
+    stored = str(errors[0]).removeprefix(f"{binary}: ")  # what the knowledge base keeps is plain English
+    again = failure_text(str(stored))
+    assert again == stored and isinstance(again, Text)
+    assert_translatable(again)
+    assert failure_text("something nobody wrote") == "something nobody wrote"
+
+
+def test_download_errors_read_as_before(tmp_path: Path) -> None:
+    from app.core.models.downloads import check_disk_space
+    from app.core.models.errors import NotEnoughDiskSpaceError
+    from app.core.models.units import human_size
+
+    with pytest.raises(NotEnoughDiskSpaceError) as caught:
+        check_disk_space(tmp_path, 1 << 60, "Qwen3 8B", margin_bytes=0)
+    text = str(caught.value)
+    assert text.startswith(f"Not enough disk space for Qwen3 8B: it needs {human_size(1 << 60)} more (and "
+                           f"{human_size(0)} to spare), but only ")
+    assert text.endswith(f"is free on {tmp_path}. Free up disk space, or choose another models folder in Settings "
+                         "(model.folder).")
+    assert_translatable(text)

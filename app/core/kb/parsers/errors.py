@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Final
 
+from app.core.kb.parsers.document_texts import document_text, located
 from app.core.util.errors import UserFacingError
 
 DOCUMENT_ERROR_KINDS: Final = frozenset(
@@ -13,21 +14,24 @@ DOCUMENT_ERROR_KINDS: Final = frozenset(
 
 
 class DocumentError(UserFacingError):
-    """A document cannot be read; ``kind`` is one of DOCUMENT_ERROR_KINDS, ``path`` the file (if known)."""
+    """A document cannot be read; ``kind`` is one of DOCUMENT_ERROR_KINDS, ``path`` the file (if known).
+
+    Known problems and hints (:mod:`~app.core.kb.parsers.document_texts`) become translatable Texts."""
 
     def __init__(
         self, message: str, hint: str | None = None, *, kind: str, path: Path | None = None
     ) -> None:
         if kind not in DOCUMENT_ERROR_KINDS:
             raise ValueError(f"unknown document error kind {kind!r}")
-        super().__init__(message, hint)
+        super().__init__(document_text(message) or message, document_text(hint))
         self.kind = kind
         self.path = path
 
     @classmethod
     def for_file(cls, path: Path, kind: str, problem: str, hint: str | None = None) -> DocumentError:
-        """An error whose message names the file: ``"<path>: <problem>"``."""
-        return cls(f"{path}: {problem}", hint, kind=kind, path=path)
+        """An error whose message names the file: ``"<path>: <problem>"`` (known problems and hints become
+        translatable Texts)."""
+        return cls(located(str(path), problem), hint, kind=kind, path=path)
 
     def with_path(self, path: Path) -> DocumentError:
         """The same error, its message now naming ``path`` (for errors raised before the file was known)."""
