@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import QColor, QPalette
+from PySide6.QtWidgets import QLabel, QWidget
 
 from app.core.services.gauge_readings import PoolKey, SegmentKey
 from app.ui.theme import is_dark
@@ -87,3 +88,13 @@ def format_gib(byte_count: int) -> str:
     if byte_count < 1024**3:
         return QCoreApplication.translate("Gauges", "{0} MiB").format(round(byte_count / 1024**2))
     return QCoreApplication.translate("Gauges", "{0:.1f} GiB").format(byte_count / 1024**3)
+
+
+def gauge_title(parent: QWidget) -> QLabel:
+    """The bold heading label of a gauge (its text is set by the gauge's retranslate_ui)."""
+    title = QLabel(parent)
+    title.setObjectName("gaugeTitle")
+    font = title.font()
+    font.setBold(True)
+    title.setFont(font)
+    return title

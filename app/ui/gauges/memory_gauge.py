@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from app.core.services.gauge_readings import GaugeSnapshot, MemoryBarReading
-from app.ui.gauges.gauge_style import format_gib, pool_name
+from app.ui.gauges.gauge_style import format_gib, gauge_title, pool_name
 from app.ui.gauges.memory_bar import MemoryBar
 from app.ui.gauges.memory_legend import MemoryLegend
 from app.ui.i18n import follow_language
@@ -20,11 +20,7 @@ class MemoryGauge(QWidget):
         super().__init__(parent)
         self.setObjectName("memoryGauge")
         self.snapshot: GaugeSnapshot | None = None
-        self.title = QLabel(self)
-        self.title.setObjectName("gaugeTitle")
-        font = self.title.font()
-        font.setBold(True)
-        self.title.setFont(font)
+        self.title = gauge_title(self)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.title)

@@ -6,7 +6,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QGridLayout, QLabel, QVBoxLayout, QWidget
 
 from app.core.services.gauge_readings import GaugeSnapshot, SpeedReading
-from app.ui.gauges.gauge_style import format_rate
+from app.ui.gauges.gauge_style import format_rate, gauge_title
 from app.ui.gauges.speed_history_plot import SpeedHistoryPlot
 from app.ui.i18n import follow_language
 
@@ -20,11 +20,7 @@ class SpeedGauge(QWidget):
         super().__init__(parent)
         self.setObjectName("speedGauge")
         self.snapshot: GaugeSnapshot | None = None
-        self.title = QLabel(self)
-        self.title.setObjectName("gaugeTitle")
-        font = self.title.font()
-        font.setBold(True)
-        self.title.setFont(font)
+        self.title = gauge_title(self)
         grid = QGridLayout()
         grid.setHorizontalSpacing(10)
         grid.setVerticalSpacing(2)
