@@ -18,7 +18,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tests.benchmarks.kb_instrument import load_average, log, machine_facts, wait_for_idle_machine
+from tests.benchmarks.bench_support import wait_for_idle_machine
+from tests.benchmarks.kb_instrument import load_average, log, machine_facts
 
 MEASUREMENTS = ("ingestion", "query", "readd")
 
@@ -83,7 +84,7 @@ def _fresh(folder: Path) -> Path:
 def main(argv: list[str] | None = None) -> int:
     arguments = parse_arguments(argv)
     names = selected(arguments)
-    waited = wait_for_idle_machine(arguments.wait_idle)
+    waited = wait_for_idle_machine(arguments.wait_idle, log)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     report: dict[str, Any] = {
         "benchmark": "kb",

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from tests.benchmarks.bench_support import wait_for_idle_machine
 from tests.benchmarks.engine_measurements import (
     BenchPlan,
     SharedResults,
@@ -110,21 +111,10 @@ def machine_facts() -> dict[str, Any]:
     }
 
 
-def wait_for_idle_machine(minutes: float, threshold: float = 1.0) -> float:
-    """Sleep until the 1-minute load average is below ``threshold`` or ``minutes`` pass; seconds waited."""
-    started = time.monotonic()
-    while minutes > 0 and hasattr(os, "getloadavg") and os.getloadavg()[0] >= threshold:
-        if time.monotonic() - started > minutes * 60:
-            log(f"the machine is still busy (load {os.getloadavg()[0]:.2f}); measuring anyway")
-            break
-        time.sleep(10)
-    return time.monotonic() - started
-
-
 def main(argv: list[str] | None = None) -> int:
     arguments = parse_arguments(argv)
     names = selected_measurements(arguments)
-    waited_s = wait_for_idle_machine(arguments.wait_idle)
+    waited_s = wait_for_idle_machine(arguments.wait_idle, log)
     import llama_cpp._logger as llama_logger
 
     llama_logger.set_verbose(False)

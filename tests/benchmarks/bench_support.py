@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import random
 import statistics
 import threading
@@ -256,3 +257,17 @@ def aggregate_including_staggered_prefill(chats: Sequence[ObservedChat]) -> floa
 def sum_of_request_rates(chats: Sequence[ObservedChat]) -> float:
     """Sum of the engine's own per-request decode tokens/s (a cross-check of the aggregate)."""
     return sum(chat.metrics.decode_tokens_per_s or 0.0 for chat in chats)
+
+
+def wait_for_idle_machine(minutes: float, log: Callable[[str], None], threshold: float = 1.0) -> float:
+    """Sleep until the 1-minute load average is below ``threshold`` or ``minutes`` pass; seconds waited.
+
+    Benchmarks on a shared 2-core machine: threads of llama.cpp and torch collapse when oversubscribed.
+    """
+    started = time.monotonic()
+    while minutes > 0 and hasattr(os, "getloadavg") and os.getloadavg()[0] >= threshold:
+        if time.monotonic() - started > minutes * 60:
+            log(f"the machine is still busy (load {os.getloadavg()[0]:.2f}); measuring anyway")
+            break
+        time.sleep(10)
+    return time.monotonic() - started

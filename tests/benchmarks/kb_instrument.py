@@ -174,12 +174,3 @@ def machine_facts() -> dict[str, Any]:
     }
 
 
-def wait_for_idle_machine(minutes: float, threshold: float = 1.0) -> float:
-    """Sleep until the 1-minute load average is below ``threshold`` or ``minutes`` pass; seconds waited."""
-    started = time.monotonic()
-    while minutes > 0 and hasattr(os, "getloadavg") and os.getloadavg()[0] >= threshold:
-        if time.monotonic() - started > minutes * 60:
-            log(f"the machine is still busy (load {os.getloadavg()[0]:.2f}); measuring anyway")
-            break
-        time.sleep(10)
-    return time.monotonic() - started
