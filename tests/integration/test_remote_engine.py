@@ -98,10 +98,13 @@ def test_connects_and_finds_what_the_server_offers(vllm_server: str) -> None:
     engine.unload()
 
 
-def test_streams_an_answer_with_usage_based_metrics(remote: RemoteEngine) -> None:
+def test_streams_an_answer_with_usage_based_metrics(
+    remote: RemoteEngine, pushed_pieces: dict[str, list[str]]
+) -> None:
     stream = remote.submit(ChatRequest.single_prompt("Tell me about the harbour.", greedy(300)))
     pieces = list(stream)
-    assert len(pieces) >= 2 and "".join(pieces) == stream.text
+    assert "".join(pieces) == stream.text
+    assert len(pushed_pieces[stream.request_id]) >= 2  # delivered as it grew, not in one piece at the end
     metrics = stream.metrics
     assert stream.finish_reason == "length" and metrics.generated_tokens == 300  # from the server's usage
     assert metrics.prompt_tokens > 5

@@ -59,11 +59,13 @@ def test_render_prompt_uses_the_models_chat_template(engine: VllmEngine) -> None
     assert engine.count_tokens("") == 0
 
 
-def test_streams_deltas_and_reports_request_metrics(engine: VllmEngine) -> None:
+def test_streams_deltas_and_reports_request_metrics(
+    engine: VllmEngine, pushed_pieces: dict[str, list[str]]
+) -> None:
     request = ChatRequest.single_prompt("Tell me about the harbour.", greedy(200))
     stream = engine.submit(request)
     pieces = list(stream)
-    assert len(pieces) >= 2  # delivered as it grew, not in one piece at the end
+    assert len(pushed_pieces[stream.request_id]) >= 2  # delivered as it grew, not in one piece at the end
     assert "".join(pieces) == stream.text and stream.text.strip()
     metrics = stream.metrics
     assert stream.finish_reason == "length" and metrics.finish_reason == "length"
