@@ -14,15 +14,29 @@ from app.ui.bridge import Bridge
 
 pytestmark = pytest.mark.gui
 
+WAIT_MS = 10_000
+FAST_JOB_DELAY_S = 1.5
+"""The fast job's progress delay: far longer than a job that does not sleep takes, even on a busy machine."""
 
-def _slow_job(steps: int, pause_s: float) -> Callable[[Callable[[float, str], None]], str]:
+
+def _held_job(release: threading.Event) -> Callable[[Callable[[float, str], None]], str]:
+    """Reports a quarter, waits for ``release``, then reports the rest at once."""
+
     def work(report: Callable[[float, str], None]) -> str:
-        for step in range(1, steps + 1):
-            time.sleep(pause_s)
-            report(step / steps, f"step {step}")
-        return "done"
+        report(0.25, "step 1")
+        if not release.wait(30):
+            raise TimeoutError("the test never released the job")
+        for step in range(2, 5):
+            report(step / 4, f"step {step}")
+        return "slow"
 
     return work
+
+
+def _instant_job(report: Callable[[float, str], None]) -> str:
+    report(0.5, "half")
+    report(1.0, "all")
+    return "fast"
 
 
 def test_results_and_errors_arrive_on_the_gui_thread(qtbot: Any) -> None:
@@ -41,10 +55,10 @@ def test_results_and_errors_arrive_on_the_gui_thread(qtbot: Any) -> None:
     bridge.run_in_background(work, lambda result: seen.append(("done", QThread.currentThread() is gui_thread, result)))
     bridge.run_in_background(fail, lambda _r: None,
                              lambda error: seen.append(("error", QThread.currentThread() is gui_thread, str(error))))
-    qtbot.waitUntil(lambda: len(seen) == 2, timeout=5000)
+    qtbot.waitUntil(lambda: len(seen) == 2, timeout=WAIT_MS)
     assert sorted(seen) == [("done", True, 42), ("error", True, "no luck")]
     assert worker_threads and worker_threads[0] != threading.get_ident()
-    qtbot.waitUntil(lambda: not bridge.busy(), timeout=2000)
+    qtbot.waitUntil(lambda: not bridge.busy(), timeout=WAIT_MS)
 
 
 def test_progress_shows_only_for_work_slower_than_the_delay(qtbot: Any) -> None:
@@ -53,20 +67,28 @@ def test_progress_shows_only_for_work_slower_than_the_delay(qtbot: Any) -> None:
     slow_shown_at: list[float] = []
     fast: list[float] = []
     done: list[str] = []
+    release = threading.Event()
 
     def show_slow(fraction: float, _step: str) -> None:
         slow.append(fraction)
         slow_shown_at.append(time.monotonic() - submitted)
 
     submitted = time.monotonic()
-    bridge.run_with_progress(_slow_job(8, 0.1), done.append, on_progress=show_slow)
-    bridge.run_with_progress(_slow_job(3, 0.05), done.append, on_progress=lambda fraction, _step: fast.append(fraction))
-    qtbot.waitUntil(lambda: len(done) == 2, timeout=10_000)
-    qtbot.wait(700)  # a delayed progress update must not arrive after the job ended
+    bridge.run_with_progress(_held_job(release), done.append, on_progress=show_slow)
+    bridge.run_with_progress(_instant_job, done.append, on_progress=lambda fraction, _step: fast.append(fraction),
+                             show_progress_after_s=FAST_JOB_DELAY_S)
+    try:
+        qtbot.waitUntil(lambda: bool(slow), timeout=WAIT_MS)  # the held job's first report, once the delay is over
+        assert min(slow_shown_at) >= 0.45  # nothing shown during the first half second
+        assert slow == [0.25]
+    finally:
+        release.set()
+    qtbot.waitUntil(lambda: len(done) == 2, timeout=WAIT_MS)
+    assert slow[-1] == 1.0 and slow == sorted(slow)
+    # The fast job reported twice, then ended before its delay ran out: a delayed update must not arrive
+    # after the job ended, so wait past its delay.
+    qtbot.wait(max(0, round((submitted + FAST_JOB_DELAY_S + 0.3 - time.monotonic()) * 1000)))
     assert fast == []
-    assert slow and slow[-1] == 1.0
-    assert min(slow_shown_at) >= 0.45  # nothing shown during the first half second
-    assert slow == sorted(slow)
 
 
 def test_run_latest_skips_and_drops_superseded_work(qtbot: Any) -> None:
@@ -81,17 +103,17 @@ def test_run_latest_skips_and_drops_superseded_work(qtbot: Any) -> None:
         def work() -> int:
             started.append(number)
             if number == 0:
-                gate.wait(5)
+                gate.wait(30)
             return number
 
         return work
 
     bridge.run_latest("plan", job(0), delivered.append)
-    qtbot.waitUntil(lambda: started == [0], timeout=5000)
+    qtbot.waitUntil(lambda: started == [0], timeout=WAIT_MS)
     for number in range(1, 5):
         bridge.run_latest("plan", job(number), delivered.append)
     gate.set()
-    qtbot.waitUntil(lambda: not bridge.busy(), timeout=5000)
+    qtbot.waitUntil(lambda: not bridge.busy(), timeout=WAIT_MS)
     assert delivered == [4]  # job 0 ran but was superseded; 1-3 never started
     assert started == [0, 4]
 

@@ -3,6 +3,8 @@ meter filling in from the draft, and a question too long for the context shown i
 
 from __future__ import annotations
 
+import itertools
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -12,10 +14,12 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QFileDialog, QWidget
 
 from app.main import build_context
+from app.ui.chat.context_preview import PREVIEW_DELAY_MS, PREVIEW_MAX_WAIT_S
 from app.ui.main_window import MainWindow
 from tests.ui.chat_support import LOAD_TIMEOUT_MS, ChatWindows, chat_of, greedy, wait_until_done
 
 pytestmark = pytest.mark.gui
+PREVIEW_TIMEOUT_MS = 20_000
 
 Shot = Callable[[QWidget, str], Path]
 
@@ -49,7 +53,7 @@ def test_without_a_model_the_input_says_so_and_load_model_loads_one(
     assert chosen == ["asked"]
     qtbot.waitUntil(lambda: window.model_status.state == "ready", timeout=LOAD_TIMEOUT_MS)
     assert view.model_state == "ready" and not view.notice.isVisible()
-    qtbot.waitUntil(lambda: bool(view.meter.parts()), timeout=5000)
+    qtbot.waitUntil(lambda: bool(view.meter.parts()), timeout=PREVIEW_TIMEOUT_MS)
     assert view.meter.parts()["question"] > 0  # the kept draft is counted
 
 
@@ -59,7 +63,7 @@ def test_the_context_meter_shows_what_the_prompt_is_made_of(
     window = chat_windows.open(tiny_gguf)
     view, _sidebar, _store = chat_of(window)
     view.sampling = greedy(24, ignore_eos=True)
-    qtbot.waitUntil(lambda: bool(view.meter.parts()), timeout=5000)
+    qtbot.waitUntil(lambda: bool(view.meter.parts()), timeout=PREVIEW_TIMEOUT_MS)
     empty = view.meter.parts()
     assert empty["system"] > 0 and empty["reserved"] > 0 and empty["free"] > 0 and empty["history"] == 0
     assert sum(empty.values()) == view.meter.bar.total > 0
@@ -68,11 +72,15 @@ def test_the_context_meter_shows_what_the_prompt_is_made_of(
     conversation_id = view.conversation_id
     assert conversation_id is not None
     wait_until_done(qtbot, view, conversation_id)
-    qtbot.keyClicks(view.composer.editor, "And what about tomorrow, and the day after, and next week?")
     runs = view.preview.runs
+    typing_started = time.monotonic()
+    qtbot.keyClicks(view.composer.editor, "And what about tomorrow, and the day after, and next week?")
+    typed_s = time.monotonic() - typing_started
     qtbot.waitUntil(lambda: view.meter.parts().get("question", 0) > 10 and view.meter.parts()["history"] > 0,
-                    timeout=5000)
-    assert view.preview.runs - runs <= 2  # typing is debounced: not one preview per keystroke
+                    timeout=PREVIEW_TIMEOUT_MS)
+    # Typing is debounced, not one preview per keystroke (58 here): while keys come without a pause, one
+    # preview per PREVIEW_MAX_WAIT_S at most, then one after the pause (and one the answer's end had queued).
+    assert view.preview.runs - runs <= typed_s / PREVIEW_MAX_WAIT_S + 2
     parts = view.meter.parts()
     assert all(parts[key] > 0 for key in ("system", "history", "question", "reserved", "free"))
     assert sum(parts.values()) == view.meter.bar.total
@@ -89,7 +97,7 @@ def test_a_question_too_long_for_the_context_is_refused_inline(
     view.sampling = greedy(16)
     long_question = "Please read all of this: " + "lorem ipsum dolor sit amet " * 150
     view.composer.set_text(long_question)
-    qtbot.waitUntil(lambda: view.meter.bar.overflow, timeout=5000)
+    qtbot.waitUntil(lambda: view.meter.bar.overflow, timeout=PREVIEW_TIMEOUT_MS)
     assert view.notice.isVisible() and view.notice.kind == "too_long"
     assert "does not fit" in view.notice.full_text and view.notice.action_button.text() == "Settings…"
     assert "512" in view.meter.label.text() or "0.5K" in view.meter.label.text()
@@ -108,7 +116,8 @@ def test_a_question_too_long_for_the_context_is_refused_inline(
     screenshot(window, "chat-09-question-too-long")
 
     view.composer.set_text("Short again")
-    qtbot.waitUntil(lambda: not view.meter.bar.overflow and bool(view.meter.parts()), timeout=5000)
+    qtbot.waitUntil(lambda: not view.meter.bar.overflow and bool(view.meter.parts()),
+                    timeout=PREVIEW_TIMEOUT_MS)
 
 
 def test_settings_that_were_not_valid_are_named_above_the_input(
@@ -134,12 +143,30 @@ def test_typing_without_a_pause_still_moves_the_meter(
 ) -> None:
     window = chat_windows.open(tiny_gguf)
     view, _sidebar, _store = chat_of(window)
-    qtbot.waitUntil(lambda: bool(view.meter.parts()), timeout=5000)
+    qtbot.waitUntil(lambda: bool(view.meter.parts()), timeout=PREVIEW_TIMEOUT_MS)
     runs = view.preview.runs
+    keystrokes: list[float] = []
+    runs_while_typing: list[int] = []  # previews a keystroke itself started: the wait ran out without a pause
+
+    def type_a_word() -> None:
+        before = view.preview.runs
+        view.composer.editor.insertPlainText("word ")
+        keystrokes.append(time.monotonic())
+        runs_while_typing.append(view.preview.runs - before)
+
     typist = QTimer(window)
-    typist.timeout.connect(lambda: view.composer.editor.insertPlainText("word "))
+    typist.timeout.connect(type_a_word)
+    started = time.monotonic()
     typist.start(100)  # faster than the 300 ms pause the meter waits for
-    qtbot.wait(2600)
+    qtbot.waitUntil(lambda: sum(runs_while_typing) >= 2, timeout=PREVIEW_TIMEOUT_MS)
     typist.stop()
-    assert 2 <= view.preview.runs - runs <= 4  # about once a second, not once per keystroke
-    qtbot.waitUntil(lambda: view.meter.parts().get("question", 0) > 20, timeout=5000)
+    typed_s = time.monotonic() - started
+    forced = sum(runs_while_typing)
+    assert forced <= typed_s / PREVIEW_MAX_WAIT_S + 1  # about once a second while typing...
+    assert forced * 3 <= len(keystrokes)  # ...not once per keystroke
+    # Any other preview needs a pause of PREVIEW_DELAY_MS between keystrokes (a stalled typist on a busy
+    # machine makes some; a timer may fire 5 % early), plus one a request before the typing may have queued.
+    pauses = sum(later - earlier >= 0.9 * PREVIEW_DELAY_MS / 1000
+                 for earlier, later in itertools.pairwise([started, *keystrokes, time.monotonic()]))
+    assert view.preview.runs - runs <= forced + pauses + 1
+    qtbot.waitUntil(lambda: view.meter.parts().get("question", 0) > 20, timeout=PREVIEW_TIMEOUT_MS)

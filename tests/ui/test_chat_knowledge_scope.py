@@ -5,7 +5,6 @@ a restart, and opening it never waits for the knowledge base."""
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -30,7 +29,7 @@ from tests.ui.chat_support import ChatWindows, chat_of, greedy, wait_until_done
 pytestmark = [pytest.mark.gui, pytest.mark.integration]
 Shot = Callable[[QWidget, str], Path]
 QUESTION = "Where does the grey heron nest?"
-LOAD_MS = 10_000
+LOAD_MS = 30_000
 
 
 def write_documents(root: Path) -> dict[str, Path]:
@@ -107,7 +106,7 @@ def test_off_in_one_conversation_one_document_in_another_and_the_choice_is_kept(
     knowledge_base = indexed_knowledge_base(tmp_path, files)
     ids = ids_by_name(knowledge_base, files)
     attach(window, knowledge_base)
-    qtbot.waitUntil(button.isEnabled, timeout=3000)
+    qtbot.waitUntil(button.isEnabled, timeout=LOAD_MS)
 
     # A new chat with the knowledge base turned off before its first message: no sources, no citations.
     view.show_conversation(None)
@@ -153,7 +152,7 @@ def test_off_in_one_conversation_one_document_in_another_and_the_choice_is_kept(
     second_view, second_sidebar, _store = chat_of(second)
     second_button = attach(second, knowledge_base)
     second_sidebar.refresh(select=herons.id)
-    qtbot.waitUntil(second_button.isEnabled, timeout=3000)
+    qtbot.waitUntil(second_button.isEnabled, timeout=LOAD_MS)
     assert second_button.text() == "Knowledge base: 1 document"
     dialog = open_scope_dialog(qtbot, second_button)
     checked = {name for name, document_id in ids.items()
@@ -180,7 +179,7 @@ def test_the_tree_shows_folders_documents_and_their_state_and_folders_can_be_cho
     button = attach(window, knowledge_base)
     conversation = store.create_conversation("Folders")
     sidebar.refresh(select=conversation.id)
-    qtbot.waitUntil(button.isEnabled, timeout=3000)
+    qtbot.waitUntil(button.isEnabled, timeout=LOAD_MS)
     ids = ids_by_name(knowledge_base, files)
 
     dialog = open_scope_dialog(qtbot, button)
@@ -236,7 +235,7 @@ def test_opening_never_waits_for_a_busy_knowledge_base(
     button = attach(window, knowledge_base)
     conversation = store.create_conversation("Busy")
     sidebar.refresh(select=conversation.id)
-    qtbot.waitUntil(button.isEnabled, timeout=3000)
+    qtbot.waitUntil(button.isEnabled, timeout=LOAD_MS)
 
     held, release = threading.Event(), threading.Event()
 
@@ -249,9 +248,9 @@ def test_opening_never_waits_for_a_busy_knowledge_base(
     holder.start()
     assert held.wait(5)
     try:
-        started = time.perf_counter()
+        # Were the dialog to wait for the lock, the click would return only once the holder gives up (30 s),
+        # and the dialog would then be loaded, not loading.
         qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
-        assert time.perf_counter() - started < 1.0
         dialog = button.dialog
         assert dialog is not None and dialog.isVisible()
         assert dialog.state == "loading" and dialog.status.text() == "Reading the documents…"
@@ -278,7 +277,7 @@ def test_the_control_follows_a_language_switch(
     scope = KnowledgeScope((ids["heron"], ids["loose"]), (str(files["nested"].parent.resolve()),))
     conversation = store.create_conversation("Languages", kb_scope=scope)
     sidebar.refresh(select=conversation.id)
-    qtbot.waitUntil(button.isEnabled, timeout=3000)
+    qtbot.waitUntil(button.isEnabled, timeout=LOAD_MS)
     assert button.text() == "Knowledge base: 1 folder, 2 documents"
     dialog = open_scope_dialog(qtbot, button)
     heron = dialog.tree.item_for_document(ids["heron"])
@@ -286,15 +285,15 @@ def test_the_control_follows_a_language_switch(
     languages = LanguageSwitcher(qapp)
     try:
         languages.apply("zh_CN")
-        qtbot.waitUntil(lambda: button.text() == "知识库：1 个文件夹、2 个文档", timeout=3000)
-        qtbot.waitUntil(lambda: dialog.windowTitle() == "此对话的知识库", timeout=3000)
+        qtbot.waitUntil(lambda: button.text() == "知识库：1 个文件夹、2 个文档", timeout=LOAD_MS)
+        qtbot.waitUntil(lambda: dialog.windowTitle() == "此对话的知识库", timeout=LOAD_MS)
         assert dialog.enabled_box.text() == "在此对话中使用知识库" and dialog.all_button.text() == "使用全部文档"
         assert dialog.tree.headerItem().text(0) == "文件夹或文档"
         assert heron.text(STATUS) != "Indexed" and button.accessibleName() == "此对话的知识库"
         assert dialog.tree.scope() == scope  # what is checked stays
     finally:
         languages.apply("en")
-    qtbot.waitUntil(lambda: button.text() == "Knowledge base: 1 folder, 2 documents", timeout=3000)
-    qtbot.waitUntil(lambda: heron.text(STATUS) == "Indexed", timeout=3000)
+    qtbot.waitUntil(lambda: button.text() == "Knowledge base: 1 folder, 2 documents", timeout=LOAD_MS)
+    qtbot.waitUntil(lambda: heron.text(STATUS) == "Indexed", timeout=LOAD_MS)
     dialog.reject()
     languages.deleteLater()

@@ -10,6 +10,7 @@ from app.ui import first_paint
 from app.ui.first_paint import AfterFirstPaint
 
 pytestmark = pytest.mark.gui
+WAIT_MS = 10_000
 
 
 def _window(qtbot: QtBot) -> QMainWindow:
@@ -19,7 +20,8 @@ def _window(qtbot: QtBot) -> QMainWindow:
     return window
 
 
-def test_callbacks_run_after_the_first_paint_in_order(qtbot: QtBot) -> None:
+def test_callbacks_run_after_the_first_paint_in_order(qtbot: QtBot, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(first_paint, "FALLBACK_DELAY_MS", 600_000)  # only the paint can run them in this test
     window = _window(qtbot)
     hook = AfterFirstPaint(window)
     calls: list[str] = []
@@ -28,11 +30,11 @@ def test_callbacks_run_after_the_first_paint_in_order(qtbot: QtBot) -> None:
     assert calls == [] and not hook.painted
     window.show()
     hook.window_shown()
-    qtbot.waitUntil(lambda: calls == ["first", "second"], timeout=1500)  # well before the 2 s fallback
+    qtbot.waitUntil(lambda: calls == ["first", "second"], timeout=WAIT_MS)
     assert hook.painted
     hook.add(lambda: calls.append("late"))
     assert calls == ["first", "second"]  # not synchronously: on the next turn of the event loop
-    qtbot.waitUntil(lambda: calls == ["first", "second", "late"])
+    qtbot.waitUntil(lambda: calls == ["first", "second", "late"], timeout=WAIT_MS)
 
 
 def test_a_window_that_never_paints_still_gets_its_work_started(
@@ -43,6 +45,6 @@ def test_a_window_that_never_paints_still_gets_its_work_started(
     calls: list[str] = []
     hook.add(lambda: calls.append("ran"))
     hook.window_shown()
-    qtbot.waitUntil(lambda: calls == ["ran"], timeout=1000)
+    qtbot.waitUntil(lambda: calls == ["ran"], timeout=WAIT_MS)
     qtbot.wait(100)
     assert calls == ["ran"]  # once, not again when the fallback fires after a paint

@@ -47,6 +47,7 @@ def test_a_download_resumes_after_a_dropped_connection_and_pause(
     drop_at = len(content) // 3
     hub.throttle(16 * 1024, 0.03)
     hub.drop_connection_after(drop_at)
+    release = hub.hold_at(2 * len(content) // 3)  # the resumed body stops there until Pause has been clicked
     used = UsedModels()
     dialog = open_dialog(qtbot, make_library(tmp_path, hub.url), SMALL_MACHINE, used)
     page, box = dialog.catalog_page, dialog.catalog_page.download_box
@@ -55,8 +56,11 @@ def test_a_download_resumes_after_a_dropped_connection_and_pause(
 
     box.download_button.click()
 
-    qtbot.waitUntil(lambda: drop_at < (job_bytes(dialog) or 0) < len(content) and box.bar.isVisible(),
-                    timeout=DOWNLOAD_TIMEOUT_MS)
+    def shown_past_the_drop() -> bool:
+        return (drop_at < (job_bytes(dialog) or 0) < len(content) and box.bar.isVisible()
+                and box.bar.value() * len(content) > drop_at * box.bar.maximum())
+
+    qtbot.waitUntil(shown_past_the_drop, timeout=DOWNLOAD_TIMEOUT_MS)
     assert any(text.startswith("bytes=") for text in _ranges(hub))  # resumed after the drop
     assert f"bytes={drop_at}-" in _ranges(hub)
     assert 0 < box.bar.value() < box.bar.maximum()
@@ -65,7 +69,9 @@ def test_a_download_resumes_after_a_dropped_connection_and_pause(
     screenshot(dialog, "models-04-downloading")
 
     box.pause_button.click()
+    release.set()  # the worker sees the pause after the chunk it is reading
     qtbot.waitUntil(lambda: box.state_label.text().startswith("Paused"), timeout=DOWNLOAD_TIMEOUT_MS)
+    assert (job_bytes(dialog) or 0) < len(content)  # paused mid-file
     paused_at = job_bytes(dialog)
     qtbot.wait(300)
     assert job_bytes(dialog) == paused_at and box.resume_button.isVisible() and not box.pause_button.isVisible()
@@ -78,7 +84,8 @@ def test_a_download_resumes_after_a_dropped_connection_and_pause(
     assert f"bytes={paused_at}-" in _ranges(hub)  # the pause closed the connection; resume asked for the rest
     assert page.tree.state_of(KEY) == "Downloaded"
     assert "downloaded and verified" in dialog.message.text()
-    qtbot.waitUntil(lambda: [model.path for model in dialog.local_page.models()] == [str(target.resolve())])
+    qtbot.waitUntil(lambda: [model.path for model in dialog.local_page.models()] == [str(target.resolve())],
+                    timeout=DOWNLOAD_TIMEOUT_MS)
 
     box.use_button.click()
     assert used.paths == [target.resolve()]
@@ -88,7 +95,8 @@ def test_a_cancelled_download_deletes_its_part_and_can_start_again(
     qtbot: Any, tmp_path: Path, hub: FakeHub, tiny_gguf: Path
 ) -> None:
     target, content = _serve_catalog_variant(hub, tmp_path, tiny_gguf)
-    hub.throttle(8 * 1024, 0.05)
+    hub.throttle(8 * 1024, 0.01)
+    release = hub.hold_at(len(content) // 2)  # the body stops half way until Cancel has been clicked
     dialog = open_dialog(qtbot, make_library(tmp_path, hub.url), SMALL_MACHINE, UsedModels())
     box = dialog.catalog_page.download_box
     dialog.catalog_page.tree.select(KEY)
@@ -96,6 +104,7 @@ def test_a_cancelled_download_deletes_its_part_and_can_start_again(
     qtbot.waitUntil(lambda: (job_bytes(dialog) or 0) > 0, timeout=DOWNLOAD_TIMEOUT_MS)
 
     box.cancel_button.click()
+    release.set()
 
     qtbot.waitUntil(lambda: "was cancelled" in dialog.message.text(), timeout=DOWNLOAD_TIMEOUT_MS)
     assert not part_path(target).exists() and not target.exists()

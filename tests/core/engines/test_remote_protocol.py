@@ -176,10 +176,10 @@ def test_cancel_closes_a_slow_stream_at_once_and_keeps_its_text(serve: Callable[
         time.sleep(0.01)
     cancelled_at = time.monotonic()
     stream.cancel()
-    assert stream.wait(2) and time.monotonic() - cancelled_at < 1
+    assert stream.wait(10) and time.monotonic() - cancelled_at < 3  # the server alone would stream for ~10 s more
     assert stream.finish_reason == "cancelled" and stream.error is None
     assert stream.text.startswith("word word") and stream.metrics.generated_tokens < 100
-    deadline = time.monotonic() + 2
+    deadline = time.monotonic() + 10
     while engine.metrics().running_requests and time.monotonic() < deadline:
         time.sleep(0.01)
     assert engine.metrics().running_requests == 0

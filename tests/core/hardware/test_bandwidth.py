@@ -106,8 +106,9 @@ def test_unknown_names_are_not_matched() -> None:
     assert normalise_device_name("Intel(R) Core(TM) i7_9700K") == "intel core i7 9700k"
 
 
-def test_measure_copy_bandwidth_is_quick_and_positive() -> None:
-    estimate = measure_copy_bandwidth(16 * 1024**2, time_budget_s=0.05, max_repeats=3)
+def test_measure_copy_bandwidth_gives_a_real_copy_rate() -> None:
+    # best of several copies, so one copy slowed by a busy machine does not decide the figure
+    estimate = measure_copy_bandwidth(16 * 1024**2, time_budget_s=1.0, max_repeats=5)
 
     assert estimate.source == "measured"
     assert estimate.bytes_per_second > 1e8  # anything slower than 0.1 GB/s is not a real copy

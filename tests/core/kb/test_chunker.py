@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from itertools import pairwise
 from pathlib import Path
@@ -256,13 +255,11 @@ def test_real_minilm_tokenizer_limits_hold() -> None:
         assert sum(chunk.token_count for chunk in chunks) / len(chunks) > 64  # chunks are reasonably full
 
 
-def test_chunking_is_fast_and_calls_the_counter_sparingly() -> None:
+def test_chunking_calls_the_counter_sparingly() -> None:
+    # Counting tokens is what costs (the embedding model's tokenizer); chunking must not re-count a chunk
+    # per candidate cut. Its speed against the embedder is measured in tests/benchmarks/bench_kb.py.
     counter = CountingCounter(whitespace_and_cjk_tokens)
     document = _long_english_document(3000)
-    started = time.perf_counter()
     chunks = list(iter_chunks(document, counter, 128, 16))
-    elapsed = time.perf_counter() - started
     assert len(chunks) > 1000
     assert counter.calls <= 3 * len(chunks)
-    # The pipeline embeds ~80 chunks/s on a 2-core CPU; chunking must be far faster than that.
-    assert len(chunks) / elapsed > 500
