@@ -61,6 +61,137 @@
     </message>
 </context>
 <context>
+    <name>CatalogErrors</name>
+    <message>
+        <source>{0} has no variant &apos;{1}&apos;.</source>
+        <translation>{0} 没有变体 &apos;{1}&apos;。</translation>
+    </message>
+    <message>
+        <source>Choose one of: {0}.</source>
+        <translation>请从以下选项中选择：{0}。</translation>
+    </message>
+    <message>
+        <source>Did you mean {0}?</source>
+        <translation>您是指 {0} 吗？</translation>
+    </message>
+    <message>
+        <source>Run `unidesk models list` to see the catalog&apos;s ids.</source>
+        <translation>运行 `unidesk models list` 查看目录中的 id。</translation>
+    </message>
+    <message>
+        <source>&apos;{0}&apos; is not in the model catalog.</source>
+        <translation>&apos;{0}&apos; 不在模型目录中。</translation>
+    </message>
+    <message>
+        <source>Cannot read the model catalog {0}: {1}.</source>
+        <translation>无法读取模型目录 {0}：{1}。</translation>
+    </message>
+    <message>
+        <source>The model catalog {0} is not valid JSON (line {1}: {2}).</source>
+        <translation>模型目录 {0} 不是有效的 JSON（第 {1} 行：{2}）。</translation>
+    </message>
+    <message>
+        <source>The catalog&apos;s facts for {0} are incomplete: {1}</source>
+        <translation>目录中 {0} 的参数不完整：{1}</translation>
+    </message>
+    <message>
+        <source>The catalog&apos;s facts for {0} lack vocab_size.</source>
+        <translation>目录中 {0} 的参数缺少 vocab_size。</translation>
+    </message>
+    <message>
+        <source>Model catalog {0}: {1} {2}.</source>
+        <translation>模型目录 {0}：{1} {2}。</translation>
+    </message>
+    <message>
+        <source>Fix the catalog file (or reinstall UniDesk if you did not edit it).</source>
+        <translation>请修正目录文件（如果您没有编辑过它，请重新安装 UniDesk）。</translation>
+    </message>
+    <message>
+        <source>the file</source>
+        <translation>该文件</translation>
+    </message>
+    <message>
+        <source>must be a JSON object with a &apos;models&apos; list</source>
+        <translation>必须是包含 &apos;models&apos; 列表的 JSON 对象</translation>
+    </message>
+    <message>
+        <source>must be {0}, not {1}</source>
+        <translation>必须是 {0}，而不是 {1}</translation>
+    </message>
+    <message>
+        <source>repeats the id &apos;{0}&apos;</source>
+        <translation>重复了 id &apos;{0}&apos;</translation>
+    </message>
+    <message>
+        <source>must be an object</source>
+        <translation>必须是一个对象</translation>
+    </message>
+    <message>
+        <source>has unknown keys {0}</source>
+        <translation>含有未知的键 {0}</translation>
+    </message>
+    <message>
+        <source>must be a non-empty string</source>
+        <translation>必须是非空字符串</translation>
+    </message>
+    <message>
+        <source>must be lower-case letters, digits, &apos;.&apos;, &apos;_&apos; or &apos;-&apos;</source>
+        <translation>只能包含小写字母、数字、&apos;.&apos;、&apos;_&apos; 或 &apos;-&apos;</translation>
+    </message>
+    <message>
+        <source>must be a non-empty list of language codes</source>
+        <translation>必须是非空的语言代码列表</translation>
+    </message>
+    <message>
+        <source>must be a positive whole number of tokens</source>
+        <translation>必须是正整数个词元</translation>
+    </message>
+    <message>
+        <source>must be the model&apos;s config.json facts (an object)</source>
+        <translation>必须是模型 config.json 中的参数（一个对象）</translation>
+    </message>
+    <message>
+        <source>must be a non-empty list</source>
+        <translation>必须是非空列表</translation>
+    </message>
+    <message>
+        <source>repeats the variant id &apos;{0}&apos;</source>
+        <translation>重复了变体 id &apos;{0}&apos;</translation>
+    </message>
+    <message>
+        <source>&apos;{0}&apos; is not one of its variants</source>
+        <translation>&apos;{0}&apos; 不是它的变体之一</translation>
+    </message>
+    <message>
+        <source>must be &apos;gguf&apos; or &apos;hf&apos;</source>
+        <translation>必须是 &apos;gguf&apos; 或 &apos;hf&apos;</translation>
+    </message>
+    <message>
+        <source>must be a hub repository id like &apos;owner/name&apos;</source>
+        <translation>必须是类似 &apos;owner/name&apos; 的模型仓库 id</translation>
+    </message>
+    <message>
+        <source>must name a .gguf file at the top of the repository</source>
+        <translation>必须指向仓库顶层的一个 .gguf 文件</translation>
+    </message>
+    <message>
+        <source>is only for GGUF variants (HF variants download the repository)</source>
+        <translation>仅适用于 GGUF 变体（HF 变体会下载整个仓库）</translation>
+    </message>
+    <message>
+        <source>must be a positive whole number</source>
+        <translation>必须是正整数</translation>
+    </message>
+    <message>
+        <source>must be null or 64 lower-case hex digits</source>
+        <translation>必须为 null 或 64 位小写十六进制数字</translation>
+    </message>
+    <message>
+        <source>must be a {0}</source>
+        <translation>必须是 {0} 类型</translation>
+    </message>
+</context>
+<context>
     <name>CatalogPage</name>
     <message>
         <source>Judged for</source>
@@ -3168,6 +3299,10 @@
         <source>Port of the local API server.</source>
         <translation>本地 API 服务器的端口。</translation>
     </message>
+    <message>
+        <source>Did you mean {0}?</source>
+        <translation>您是指 {0} 吗？</translation>
+    </message>
 </context>
 <context>
     <name>SettingsDialog</name>
@@ -3259,8 +3394,8 @@
         <translation>{0} 不是已知的设置；已忽略。</translation>
     </message>
     <message>
-        <source>{0} is not a known setting; ignored ({1}).</source>
-        <translation>{0} 不是已知的设置；已忽略（{1}）。</translation>
+        <source>{0} is not a known setting; ignored (did you mean {1}?).</source>
+        <translation>{0} 不是已知的设置；已忽略（您是指 {1} 吗？）。</translation>
     </message>
 </context>
 <context>

@@ -369,15 +369,20 @@ def section_for(name: str) -> SettingSection | None:
 
 def unknown_setting_error(key: str) -> UnknownSettingError:
     """The error for a key nobody declared, suggesting close matches."""
-    return UnknownSettingError(key, f"{key} is not a known setting", _did_you_mean(key))
+    suggestion = closest_setting_key(key)
+    hint = None if suggestion is None else Text(
+        "SettingsDeclaration", QT_TRANSLATE_NOOP("SettingsDeclaration", "Did you mean {0}?"), (suggestion,))
+    return UnknownSettingError(key, f"{key} is not a known setting", hint)
 
 
-def _did_you_mean(key: str) -> str | None:
+def closest_setting_key(key: str) -> str | None:
+    """The declared key ``key`` was probably meant to be (a known name in the wrong section, or a near
+    spelling), or ``None``."""
     candidates = list(_SPECS_BY_KEY)
     by_name = {spec.name: spec.key for spec in SETTINGS}
     section, _, name = key.rpartition(".")
     # A known name in the wrong (or no) section; not for unknown sections ("telemetry.enabled").
     if name in by_name and (not section or section_for(section) is not None):
-        return f"Did you mean {by_name[name]}?"
+        return by_name[name]
     close = difflib.get_close_matches(key, candidates, n=1, cutoff=0.6)
-    return f"Did you mean {close[0]}?" if close else None
+    return close[0] if close else None

@@ -10,9 +10,9 @@ from typing import Any
 from app.core.config.declarations import (
     RULES,
     SETTINGS,
+    closest_setting_key,
     section_for,
     spec_for,
-    unknown_setting_error,
 )
 from app.core.config.migrations import CURRENT_VERSION, migrate
 from app.core.config.schema import SettingValue, SettingValueError
@@ -171,13 +171,12 @@ def _unknown_key_problem(key: str, *, newer: bool) -> SettingProblem:
     if newer:
         return SettingProblem(key, Text(CONTEXT, QT_TRANSLATE_NOOP(
             "SettingsFile", "{0} is not known to this version of UniDesk; ignored."), (shown,)))
-    hint = unknown_setting_error(key).hint
-    if not hint:
+    suggestion = closest_setting_key(key)
+    if suggestion is None:
         return SettingProblem(key, Text(CONTEXT, QT_TRANSLATE_NOOP(
             "SettingsFile", "{0} is not a known setting; ignored."), (shown,)))
-    suggestion = f"{hint[0].lower()}{hint[1:]}"
     return SettingProblem(key, Text(CONTEXT, QT_TRANSLATE_NOOP(
-        "SettingsFile", "{0} is not a known setting; ignored ({1})."), (shown, suggestion)))
+        "SettingsFile", "{0} is not a known setting; ignored (did you mean {1}?)."), (shown, suggestion)))
 
 
 def _leaf_keys(prefix: str, value: object) -> list[str]:

@@ -10,13 +10,13 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
 
-from app.core.models.catalog_parse import parse_catalog_document
+from app.core.models.catalog_parse import CONTEXT, parse_catalog_document
 from app.core.models.errors import CatalogError
+from app.core.util.text import QT_TRANSLATE_NOOP, Text, listed
 
 VariantFormat = Literal["gguf", "hf"]
 CATALOG_PACKAGE = "app.core.models"
 CATALOG_RESOURCE = "data/models.json"
-_HINT = "Run `unidesk models list` to see the catalog's ids."
 
 
 @dataclass(frozen=True)
@@ -97,8 +97,10 @@ class CatalogModel:
         for variant in self.variants:
             if variant.id == wanted:
                 return variant
-        choices = ", ".join(variant.id for variant in self.variants)
-        raise CatalogError(f"{self.id} has no variant '{variant_id}'.", f"Choose one of: {choices}.")
+        raise CatalogError(
+            Text(CONTEXT, QT_TRANSLATE_NOOP("CatalogErrors", "{0} has no variant '{1}'."), (self.id, variant_id)),
+            Text(CONTEXT, QT_TRANSLATE_NOOP("CatalogErrors", "Choose one of: {0}."),
+                 (listed(variant.id for variant in self.variants),)))
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (without the architecture facts, which stay in the catalog file)."""
@@ -137,8 +139,12 @@ class Catalog:
             if model.id == wanted:
                 return model
         close = difflib.get_close_matches(wanted, [model.id for model in self.models], n=3)
-        hint = f"Did you mean {' or '.join(close)}?" if close else _HINT
-        raise CatalogError(f"'{model_id}' is not in the model catalog.", hint)
+        hint = (Text(CONTEXT, QT_TRANSLATE_NOOP("CatalogErrors", "Did you mean {0}?"), (" or ".join(close),))
+                if close else
+                Text(CONTEXT, QT_TRANSLATE_NOOP("CatalogErrors",
+                                                "Run `unidesk models list` to see the catalog's ids.")))
+        raise CatalogError(
+            Text(CONTEXT, QT_TRANSLATE_NOOP("CatalogErrors", "'{0}' is not in the model catalog."), (model_id,)), hint)
 
     def find(self, model_id: str, variant_id: str | None = None) -> tuple[CatalogModel, CatalogVariant]:
         """The model and its variant (default variant when ``variant_id`` is None)."""
@@ -152,7 +158,9 @@ def load_catalog(path: Path | None = None) -> Catalog:
         try:
             text = Path(path).read_text(encoding="utf-8")
         except OSError as error:
-            raise CatalogError(f"Cannot read the model catalog {path}: {error.strerror or error}.") from error
+            raise CatalogError(Text(CONTEXT, QT_TRANSLATE_NOOP(
+                "CatalogErrors", "Cannot read the model catalog {0}: {1}."), (str(path), str(error.strerror or error))
+            )) from error
         origin = str(path)
     else:
         resource = resources.files(CATALOG_PACKAGE).joinpath(CATALOG_RESOURCE)
@@ -161,9 +169,9 @@ def load_catalog(path: Path | None = None) -> Catalog:
     try:
         document = json.loads(text)
     except json.JSONDecodeError as error:
-        raise CatalogError(
-            f"The model catalog {origin} is not valid JSON (line {error.lineno}: {error.msg})."
-        ) from error
+        raise CatalogError(Text(CONTEXT, QT_TRANSLATE_NOOP(
+            "CatalogErrors", "The model catalog {0} is not valid JSON (line {1}: {2})."),
+            (origin, error.lineno, error.msg))) from error
     models = tuple(_build_model(entry) for entry in parse_catalog_document(document, origin))
     return Catalog(models=models, origin=origin)
 

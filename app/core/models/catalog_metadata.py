@@ -10,11 +10,13 @@ from __future__ import annotations
 from dataclasses import replace
 
 from app.core.models.catalog import CatalogModel, CatalogVariant
+from app.core.models.catalog_parse import CONTEXT
 from app.core.models.errors import CatalogError
 from app.core.planner.errors import ModelMetadataError
 from app.core.planner.hf_config import parse_hf_config
 from app.core.planner.metadata import ModelMetadata
 from app.core.planner.param_estimate import estimate_parameters, estimated_weight_bytes
+from app.core.util.text import QT_TRANSLATE_NOOP, Text
 
 
 def variant_metadata(model: CatalogModel, variant: CatalogVariant) -> ModelMetadata:
@@ -25,10 +27,12 @@ def variant_metadata(model: CatalogModel, variant: CatalogVariant) -> ModelMetad
     try:
         text = parse_hf_config(config, f"catalog entry {model.id}")
     except ModelMetadataError as error:
-        raise CatalogError(f"The catalog's facts for {model.id} are incomplete: {error.message}") from error
+        raise CatalogError(Text(CONTEXT, QT_TRANSLATE_NOOP(
+            "CatalogErrors", "The catalog's facts for {0} are incomplete: {1}"), (model.id, error.message))) from error
     vocab_size = text.vocab_size
     if not vocab_size:
-        raise CatalogError(f"The catalog's facts for {model.id} lack vocab_size.")
+        raise CatalogError(Text(CONTEXT, QT_TRANSLATE_NOOP(
+            "CatalogErrors", "The catalog's facts for {0} lack vocab_size."), (model.id,)))
     text = replace(text, context_length=min(text.context_length, model.context_length))
     estimate = estimate_parameters(text, vocab_size)
     estimated_bytes, estimated_layers, estimated_experts = estimated_weight_bytes(text, estimate)

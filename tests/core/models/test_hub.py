@@ -88,7 +88,7 @@ def test_the_control_pauses_resumes_and_cancels() -> None:
     started = time.monotonic()
     control.pause()
     control.sleep(5.0)  # a pause cuts a retry back-off short
-    assert time.monotonic() - started < 1.0
+    assert time.monotonic() - started < 3.0  # far less than the 5 s it was asked to sleep
     control.cancel(keep_partial=True)
     assert control.cancelled and control.keep_partial and not control.pause_requested
     with pytest.raises(TransferCancelled):

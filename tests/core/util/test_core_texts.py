@@ -276,3 +276,30 @@ def test_download_errors_read_as_before(tmp_path: Path) -> None:
     assert text.endswith(f"is free on {tmp_path}. Free up disk space, or choose another models folder in Settings "
                          "(model.folder).")
     assert_translatable(text)
+
+
+def test_catalog_errors_read_as_before(tmp_path: Path) -> None:
+    from app.core.models.catalog import load_catalog
+    from app.core.models.errors import CatalogError
+
+    catalog = load_catalog()
+    unknown_id = catalog.models[0].id + "x"
+    with pytest.raises(CatalogError) as near_miss:
+        catalog.model(unknown_id)
+    assert str(near_miss.value).startswith(
+        f"'{unknown_id}' is not in the model catalog. Did you mean {catalog.models[0].id}")
+    with pytest.raises(CatalogError) as no_variant:
+        catalog.models[0].variant("q1_z")
+    assert str(no_variant.value).startswith(f"{catalog.models[0].id} has no variant 'q1_z'. Choose one of: ")
+    broken = tmp_path / "models.json"
+    broken.write_text('{"schema": 1, "models": [{"id": "Bad Id"}]}', encoding="utf-8")
+    with pytest.raises(CatalogError) as malformed:
+        load_catalog(broken)
+    assert str(malformed.value) == (f"Model catalog {broken}: models[0].name must be a non-empty string. Fix the "
+                                    "catalog file (or reinstall UniDesk if you did not edit it).")
+    broken.write_text("{", encoding="utf-8")
+    with pytest.raises(CatalogError) as not_json:
+        load_catalog(broken)
+    assert str(not_json.value).startswith(f"The model catalog {broken} is not valid JSON (line 1: ")
+    for error in (near_miss.value, no_variant.value, malformed.value, not_json.value):
+        assert_translatable(error.message, error.hint or Text(LAYOUT, ""))
