@@ -1,36 +1,65 @@
-"""Shared pieces of the answering and API tests: real engines, a small indexed corpus, a citing model."""
+"""Shared pieces of the engine, answering and API tests: real engines, waiting on events, a corpus, a citing model."""
 
 from __future__ import annotations
 
 import dataclasses
 import threading
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from app.core.config import Settings
 from app.core.engines.manager import EngineManager
 from app.core.engines.requests import GREEDY, SamplingParams
+from app.core.engines.stream import RequestStream
 from app.core.kb.knowledge_base import KnowledgeBase
 from app.core.kb.progress import ProgressTracker
 from tests.core.planner.fake_hardware import cpu_only
 from tests.fixtures import documents as docs
+from tests.fixtures.gguf_models import ModelShape
 from tests.fixtures.kb_corpus import CHINESE_DOCUMENTS, ENGLISH_DOCUMENTS
 from tests.integration.crafted_gguf import byte_token, scripted_vocabulary, write_scripted_gguf
 
 GENERATION_PROMPT = "<|im_start|>assistant\n"  # the test models' ChatML template opens answers with this
 ENGINE_SETTINGS = {"engine.threads": 2, "engine.warmup": False}
+SLOW_DECODE_SHAPE = ModelShape(n_layers=8, n_embd=512, n_heads=8, n_kv_heads=2, n_ff=1536, n_ctx_train=16384)
+"""~100 MB (f32), the GUI tests' STREAMING_SHAPE (same shape, so the same cached file): on one thread it
+decodes a few hundred tokens a second (llama-tiny ~10,000), so a long answer is still running when a test
+acts on it, even on a fast machine."""
 
 
 def greedy(max_tokens: int, **changes: object) -> SamplingParams:
     return dataclasses.replace(GREEDY, max_tokens=max_tokens, **changes)  # type: ignore[arg-type]
 
 
-def load_manager(model: Path, context_length: int, parallel_sequences: int = 2) -> EngineManager:
-    """A real EngineManager with llama.cpp and ``model`` loaded (2 threads, no warm-up)."""
-    settings = Settings(ENGINE_SETTINGS)
+def load_manager(model: Path, context_length: int, parallel_sequences: int = 2, threads: int = 2) -> EngineManager:
+    """A real EngineManager with llama.cpp and ``model`` loaded (2 threads unless told, no warm-up)."""
+    settings = Settings({**ENGINE_SETTINGS, "engine.threads": threads})
     manager = EngineManager(lambda: cpu_only(), lambda: settings)
     manager.load(model, context_length=context_length, parallel_sequences=parallel_sequences)
     return manager
+
+
+def wait_until(
+    condition: Callable[[], bool], waiting_for: str, *, give_up: Callable[[], str | None] = lambda: None,
+    timeout_s: float = 30.0,
+) -> None:
+    """Poll ``condition`` until it holds. Fails saying what was awaited on timeout, or as soon as
+    ``give_up()`` returns a reason (e.g. "the answer finished first") while the condition is still false."""
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        reason = give_up()
+        if reason is not None and not condition():
+            raise AssertionError(f"gave up waiting for {waiting_for}: {reason}")
+        if time.monotonic() > deadline:
+            raise AssertionError(f"waited {timeout_s:.0f} s for {waiting_for}")
+        time.sleep(0.005)
+
+
+def finished_first(stream: RequestStream) -> Callable[[], str | None]:
+    """A ``give_up`` for :func:`wait_until`: the request ended before the awaited moment."""
+    return lambda: f"the request finished first ({stream.finish_reason})" if stream.finished else None
 
 
 def write_citing_model(path: Path, answer: str = "[2]") -> Path:

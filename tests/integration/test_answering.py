@@ -23,14 +23,17 @@ from app.core.services.answering import Answerer
 from app.core.services.chat_session import ChatSession
 from tests.core.planner.fake_hardware import cpu_only
 from tests.fixtures.knowledge_base import open_knowledge_base
+from tests.fixtures.models import GgufFactory
 from tests.integration.answering_support import (
     ENGINE_SETTINGS,
     GENERATION_PROMPT,
+    SLOW_DECODE_SHAPE,
     Corpus,
     document_id,
     greedy,
     index_corpus,
     load_manager,
+    wait_until,
     write_citing_model,
     write_corpus,
 )
@@ -270,19 +273,29 @@ def test_without_a_model_nothing_is_written(store: ConversationStore) -> None:
     assert store.messages(conversation.id) == []
 
 
-def test_stopping_an_answer_keeps_and_saves_its_text(tiny_gguf: Path, store: ConversationStore) -> None:
-    manager = load_manager(tiny_gguf, 2048)
+def test_stopping_an_answer_keeps_and_saves_its_text(
+    tiny_gguf_factory: GgufFactory, store: ConversationStore, pushed_pieces: dict[str, list[str]]
+) -> None:
+    # A model that decodes a few hundred tokens a second: 1900 tokens take seconds, so it is stopped mid-way.
+    manager = load_manager(tiny_gguf_factory(SLOW_DECODE_SHAPE), 2048, parallel_sequences=1, threads=1)
     try:
         session = session_for(store, manager, None)
         conversation = store.create_conversation(kb_enabled=False)
         job = session.send(conversation.id, "Go on forever.", sampling=greedy(1900, ignore_eos=True))
-        pieces: list[str] = []
-        for piece in job:
-            pieces.append(piece)
-            if len("".join(pieces)) > 20:
-                job.cancel()
+
+        def pieces_pushed() -> int:
+            prepared = job.prepared
+            return len(pushed_pieces[prepared.request.request_id]) if prepared is not None else 0
+
+        wait_until(lambda: pieces_pushed() >= 8, "8 pieces of the answer",
+                   give_up=lambda: "the answer finished first" if job.done else None)
+        job.cancel()
+        iterated = "".join(job)
         result = job.result(TIMEOUT_S)
-        assert result.finish_reason == "cancelled" and result.metrics.generated_tokens < 1900
+        assert result.finish_reason == "cancelled"
+        assert 8 <= result.metrics.generated_tokens < 1900 // 2, "the answer went on long after it was stopped"
+        assert job.prepared is not None
+        assert iterated == "".join(pushed_pieces[job.prepared.request.request_id]) == result.text
         stored = store.message(job.message_id or "")
         assert stored.text == result.text == job.text and stored.finished and stored.finish_reason == "cancelled"
         assert stored.can_continue

@@ -1,12 +1,15 @@
 """The local OpenAI-compatible API, called with the official `openai` client against the real server.
 
-The server runs a real llama.cpp engine with a tiny model and the bundled MiniLM embedder.
+The server runs a real llama.cpp engine with a tiny model and the bundled MiniLM embedder. Tests that
+act while an answer runs use a second server over a model that decodes slowly, so the answer is still
+running when they act, however fast or busy the machine.
 """
 
 from __future__ import annotations
 
 import base64
 import http.client
+import itertools
 import json
 import math
 import socket
@@ -27,17 +30,21 @@ from app.core.services.api.auth import api_token, token_path
 from app.core.services.api.server import ApiRequestRecord, ApiServer
 from app.core.util.errors import UserFacingError
 from tests.fixtures.knowledge_base import shared_embedder_pool
-from tests.integration.answering_support import greedy, load_manager
+from tests.fixtures.models import GgufFactory
+from tests.integration.answering_support import SLOW_DECODE_SHAPE, greedy, load_manager, wait_until
 
 pytestmark = pytest.mark.integration
 EMBEDDING_MODEL = "all-MiniLM-L6-v2"
 MAX_BODY = 256 * 1024
 CONTEXT = 1024
+SLOW_CONTEXT = 4096
+"""The slow server's context: an answer left open-ended runs for ~4000 tokens, many seconds on that model."""
 
 
 @pytest.fixture(scope="module")
 def manager(tiny_gguf: Path) -> Iterator[EngineManager]:
-    loaded = load_manager(tiny_gguf, CONTEXT, parallel_sequences=2)
+    # one thread: llama.cpp's worker threads spin-wait, which crawls on a busy 2-core machine
+    loaded = load_manager(tiny_gguf, CONTEXT, parallel_sequences=2, threads=1)
     yield loaded
     loaded.unload()
 
@@ -46,6 +53,7 @@ def manager(tiny_gguf: Path) -> Iterator[EngineManager]:
 def server(manager: EngineManager, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ApiServer]:
     token = api_token(tmp_path_factory.mktemp("api-data"))
     embedder = shared_embedder_pool().get(EMBEDDING_MODEL)
+    embedder.embed_documents(["warm up"])  # load MiniLM here, not inside a client's 60-second timeout
     with ApiServer(manager, token, embedder=lambda: embedder, port=0,
                    max_body_bytes=MAX_BODY) as running:
         yield running
@@ -54,6 +62,21 @@ def server(manager: EngineManager, tmp_path_factory: pytest.TempPathFactory) -> 
 @pytest.fixture(scope="module")
 def client(server: ApiServer) -> openai.OpenAI:
     return openai.OpenAI(base_url=server.url, api_key=server.token, max_retries=0, timeout=60)
+
+
+@pytest.fixture(scope="module")
+def slow_manager(tiny_gguf_factory: GgufFactory) -> Iterator[EngineManager]:
+    """llama.cpp on one thread with a model that decodes a few hundred tokens a second."""
+    loaded = load_manager(tiny_gguf_factory(SLOW_DECODE_SHAPE), SLOW_CONTEXT, parallel_sequences=2, threads=1)
+    yield loaded
+    loaded.unload()
+
+
+@pytest.fixture(scope="module")
+def slow_server(slow_manager: EngineManager, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ApiServer]:
+    token = api_token(tmp_path_factory.mktemp("slow-api-data"))
+    with ApiServer(slow_manager, token, port=0, max_body_bytes=MAX_BODY) as running:
+        yield running
 
 
 def model_name(manager: EngineManager) -> str:
@@ -86,6 +109,16 @@ def wait_for_record(server: ApiServer, predicate: Callable[[ApiRequestRecord], b
             return found[-1]
         time.sleep(0.05)
     raise AssertionError(f"no such request among {server.recent_requests()}")
+
+
+def running_requests(manager: EngineManager) -> int:
+    metrics = manager.metrics()
+    assert metrics is not None
+    return metrics.running_requests
+
+
+def wait_until_idle(manager: EngineManager) -> None:
+    wait_until(lambda: running_requests(manager) == 0, "the engine to have no running request", timeout_s=10)
 
 
 def direct_answer(manager: EngineManager, content: str, max_tokens: int) -> str:
@@ -131,7 +164,9 @@ def test_chat_completion_matches_the_engine(client: openai.OpenAI, manager: Engi
     assert by_file.choices[0].message.content == choice.message.content
 
 
-def test_streaming_chat_completion(client: openai.OpenAI, manager: EngineManager) -> None:
+def test_streaming_chat_completion(
+    client: openai.OpenAI, manager: EngineManager, pushed_pieces: dict[str, list[str]]
+) -> None:
     stream = client.chat.completions.create(
         model=model_name(manager), messages=[{"role": "system", "content": "Be brief."},
                                              {"role": "user", "content": [{"type": "text", "text": "Hi"}]}],
@@ -146,7 +181,12 @@ def test_streaming_chat_completion(client: openai.OpenAI, manager: EngineManager
         (ChatMessage("system", "Be brief."), ChatMessage("user", "Hi")), greedy(200)))
     assert expected.wait(60)
     assert "".join(deltas) == expected.text
-    assert len([delta for delta in deltas if delta]) >= 2  # streamed in pieces, not all at once
+    # The engine delivered the answer in pieces (how many deltas a client gets depends on how fast the
+    # server reads), and every delta is a run of whole pieces: the server forwards them, never re-cuts them.
+    pieces = pushed_pieces[chunks[0].id.removeprefix("chatcmpl-")]
+    assert len(pieces) >= 2 and "".join(pieces) == "".join(deltas)
+    piece_ends = set(itertools.accumulate(len(piece) for piece in pieces))
+    assert set(itertools.accumulate(len(delta) for delta in deltas if delta)) <= piece_ends
     assert chunks[-1].choices == [] and chunks[-1].usage is not None and chunks[-1].usage.completion_tokens == 200
 
 
@@ -252,51 +292,60 @@ def _start_stream(server: ApiServer, manager: EngineManager, stream: bool) -> so
     return connection
 
 
-def test_client_disconnect_mid_stream_cancels_the_request(server: ApiServer, manager: EngineManager) -> None:
-    connection = _start_stream(server, manager, True)
+def test_client_disconnect_mid_stream_cancels_the_request(slow_server: ApiServer, slow_manager: EngineManager) -> None:
+    wait_until_idle(slow_manager)
+    connection = _start_stream(slow_server, slow_manager, True)
     received = b""
-    while received.count(b"data: ") < 3:
-        received += connection.recv(4096)
+    while received.count(b"data: ") < 3:  # the role, then two pieces of text
+        data = connection.recv(4096)
+        assert data, f"the server ended the stream early: {received[-300:]!r}"
+        received += data
+    assert b"[DONE]" not in received and running_requests(slow_manager) == 1, "the answer should still be running"
     connection.close()
-    record = wait_for_record(server, lambda r: r.client_disconnected and r.path == "/v1/chat/completions"
+    record = wait_for_record(slow_server, lambda r: r.client_disconnected and r.path == "/v1/chat/completions"
                              and r.finish_reason is not None)
-    assert record.finish_reason == "cancelled" and record.completion_tokens < CONTEXT - 20
-    metrics = manager.metrics()
-    assert metrics is not None
-    deadline = time.monotonic() + 10
-    while (metrics := manager.metrics()) is not None and metrics.running_requests and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert metrics is not None and metrics.running_requests == 0
+    # left alone the answer would fill the context (~4000 tokens, many seconds): it stopped soon after the close
+    assert record.finish_reason == "cancelled" and record.completion_tokens < SLOW_CONTEXT // 2
+    wait_until_idle(slow_manager)
 
 
 def test_client_disconnect_while_waiting_for_a_whole_answer_cancels_it(
-    server: ApiServer, manager: EngineManager
+    slow_server: ApiServer, slow_manager: EngineManager
 ) -> None:
-    before = len(server.recent_requests())
-    connection = _start_stream(server, manager, False)
-    time.sleep(0.3)
+    wait_until_idle(slow_manager)
+    before = len(slow_server.recent_requests())
+    connection = _start_stream(slow_server, slow_manager, False)
+    wait_until(lambda: running_requests(slow_manager) == 1, "the request to start running")
     connection.close()
-    record = wait_for_record(server, lambda r: r.client_disconnected and r.finish_reason is not None
-                             and server.recent_requests().index(r) >= before)
-    assert record.finish_reason == "cancelled"
+    record = wait_for_record(slow_server, lambda r: r.client_disconnected and r.finish_reason is not None
+                             and slow_server.recent_requests().index(r) >= before)
+    assert record.finish_reason == "cancelled" and record.completion_tokens < SLOW_CONTEXT // 2
+    wait_until_idle(slow_manager)
 
 
-def test_api_and_app_requests_run_side_by_side(client: openai.OpenAI, manager: EngineManager) -> None:
-    app_stream = manager.submit(ChatRequest((ChatMessage("user", "from the window"),), greedy(300, ignore_eos=True)))
+def test_api_and_app_requests_run_side_by_side(slow_server: ApiServer, slow_manager: EngineManager) -> None:
+    wait_until_idle(slow_manager)
+    # The window's answer is open-ended (it would fill the context: many seconds); the API's takes 40 tokens.
+    app_stream = slow_manager.submit(ChatRequest((ChatMessage("user", "from the window"),),
+                                                 greedy(SLOW_CONTEXT - 100, ignore_eos=True)))
+    client = openai.OpenAI(base_url=slow_server.url, api_key=slow_server.token, max_retries=0, timeout=60)
     results: dict[str, str] = {}
 
     def call_api() -> None:
         completion = client.chat.completions.create(
-            model=model_name(manager), messages=[{"role": "user", "content": "from a script"}], temperature=0,
+            model=model_name(slow_manager), messages=[{"role": "user", "content": "from a script"}], temperature=0,
             max_tokens=40)
         results["api"] = completion.choices[0].message.content or ""
 
     thread = threading.Thread(target=call_api)
     thread.start()
     thread.join(60)
+    assert "api" in results, "the API answer did not come back"
     assert not app_stream.finished, "the API answer should not have waited for the window's answer"
-    assert app_stream.wait(60) and app_stream.metrics.generated_tokens == 300
-    assert results["api"] == direct_answer(manager, "from a script", 40)
+    app_stream.cancel()
+    assert app_stream.wait(30) and app_stream.finish_reason == "cancelled"
+    assert app_stream.metrics.generated_tokens >= 40, "the window's answer decoded beside the API's all along"
+    assert results["api"] == direct_answer(slow_manager, "from a script", 40)
 
 
 def test_token_file_is_private_and_stable(tmp_path: Path) -> None:

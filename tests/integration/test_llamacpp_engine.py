@@ -9,6 +9,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ from app.core.engines.base import EngineConfig, EngineError, ModelLoadError, NoM
 from app.core.engines.requests import GREEDY, ChatMessage, ChatRequest, SamplingParams
 from app.core.engines.stream import RequestStream
 from tests.fixtures.models import GgufFactory, ModelShape
+from tests.integration.answering_support import SLOW_DECODE_SHAPE, finished_first, wait_until
 from tests.integration.crafted_gguf import (
     byte_token,
     piece_token,
@@ -55,6 +57,31 @@ def run(engine: LlamaCppEngine, request: ChatRequest, timeout: float = 30.0) -> 
     return stream
 
 
+@contextmanager
+def joining_together(engine: LlamaCppEngine) -> Iterator[None]:
+    """Hold the engine thread between two steps while the block submits: its requests all join in one step.
+
+    Otherwise the engine may start on the first request before the test thread submits the next ones
+    (more likely on a busy machine), and tests that count steps or expect overlap would measure the stagger.
+    """
+    scheduler = engine._scheduler
+    assert scheduler is not None
+    holding, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        holding.set()
+        release.wait(60)
+
+    holder = threading.Thread(target=scheduler.call, args=(hold, 90), name="engine-holder")
+    holder.start()
+    try:
+        assert holding.wait(30), "the engine thread never took the hold"
+        yield
+    finally:
+        release.set()
+        holder.join(30)
+
+
 @pytest.fixture
 def engine_factory() -> Iterator[EngineFactory]:
     """Loads engines with test defaults (2 threads, 512-token chats); unloads them afterwards."""
@@ -77,6 +104,12 @@ def engine_factory() -> Iterator[EngineFactory]:
 def deep_model(tiny_gguf_factory: GgufFactory) -> Path:
     """llama-deep f32: 4 layers, varied greedy output; f32 so batched and single decode agree."""
     return tiny_gguf_factory("llama-deep", "f32")
+
+
+@pytest.fixture(scope="session")
+def slow_model(tiny_gguf_factory: GgufFactory) -> Path:
+    """~100 MB: one thread decodes a few hundred tokens a second, so long answers are still running when acted on."""
+    return tiny_gguf_factory(SLOW_DECODE_SHAPE, "f32")
 
 
 @pytest.fixture(scope="session")
@@ -353,21 +386,23 @@ def test_sampling_settings_apply_per_request(engine_factory: EngineFactory, deep
 
 
 # ---- cancel, parallel chats, waiting -----------------------------------------------------------
-def test_cancel_mid_stream_keeps_the_partial_text(engine_factory: EngineFactory, deep_model: Path) -> None:
-    engine = engine_factory(deep_model, context_length=2048, parallel_sequences=1)
-    stream = engine.submit(ChatRequest(user(PROMPTS[0]), dataclasses.replace(greedy(2000), ignore_eos=True)))
-    seen: list[str] = []
-    for piece in stream:
-        seen.append(piece)
-        if len(seen) == 3:
-            cancelled_at = time.perf_counter()
-            stream.cancel()
-            break
-    assert stream.wait(5.0)
-    assert time.perf_counter() - cancelled_at < 2.0
+def test_cancel_mid_stream_keeps_the_partial_text(
+    engine_factory: EngineFactory, slow_model: Path, pushed_pieces: dict[str, list[str]]
+) -> None:
+    engine = engine_factory(slow_model, context_length=4096, parallel_sequences=1, threads=1)
+    max_tokens = 4000  # many seconds on this model
+    stream = engine.submit(ChatRequest(user(PROMPTS[0]), dataclasses.replace(greedy(max_tokens), ignore_eos=True)))
+    pushed = pushed_pieces[stream.request_id]
+    wait_until(lambda: len(pushed) >= 3, "3 pieces of text", give_up=finished_first(stream))
+    seen = "".join(pushed[:3])
+    cancelled_at = time.perf_counter()
+    stream.cancel()
+    assert stream.wait(10.0), "cancel did not stop the request"
+    assert time.perf_counter() - cancelled_at < 5.0
     assert stream.finish_reason == "cancelled" == stream.metrics.finish_reason
-    assert stream.text.startswith("".join(seen))
-    assert 3 <= stream.metrics.generated_tokens < 2000
+    assert stream.text.startswith(seen) and stream.text == "".join(pushed)
+    # it stopped within a few decode steps, not after the thousands of tokens still to go
+    assert 3 <= stream.metrics.generated_tokens < max_tokens // 4
     assert run(engine, ChatRequest(user("again"), greedy(4))).finish_reason == "length"
 
 
@@ -414,7 +449,8 @@ def test_parallel_chats_equal_the_same_chats_run_one_at_a_time(
     expected = _one_at_a_time(peaked_model, requests)
     assert len(set(expected)) > 1, "the prompts should lead to different answers"
     engine = engine_factory(peaked_model, parallel_sequences=4)
-    streams = [engine.submit(request) for request in requests]
+    with joining_together(engine):
+        streams = [engine.submit(request) for request in requests]
     for stream in streams:
         assert stream.wait(30)
     assert [stream.text for stream in streams] == expected
@@ -546,15 +582,19 @@ def _engine_threads() -> list[threading.Thread]:
     return [thread for thread in threading.enumerate() if thread.name == "llamacpp-engine"]
 
 
-def test_unload_cancels_requests_frees_and_a_second_load_works(deep_model: Path) -> None:
+def test_unload_cancels_requests_frees_and_a_second_load_works(
+    slow_model: Path, pushed_pieces: dict[str, list[str]]
+) -> None:
     engine = LlamaCppEngine()
-    config = EngineConfig(model_path=deep_model, context_length=2048, parallel_sequences=2, threads=2)
+    config = EngineConfig(model_path=slow_model, context_length=2048, parallel_sequences=2, threads=1)
     before = len(_engine_threads())
     engine.load(config)
     first_text = run(engine, ChatRequest(user(PROMPTS[2]), greedy(12))).text
-    running = engine.submit(ChatRequest(user(PROMPTS[0]), dataclasses.replace(greedy(2000), ignore_eos=True)))
-    waiting = [engine.submit(ChatRequest(user(prompt), greedy(2000))) for prompt in PROMPTS[1:4]]
-    next(iter(running))
+    long_run = dataclasses.replace(greedy(2000), ignore_eos=True)  # many seconds each on this model
+    running = engine.submit(ChatRequest(user(PROMPTS[0]), long_run))
+    waiting = [engine.submit(ChatRequest(user(prompt), long_run)) for prompt in PROMPTS[1:4]]
+    wait_until(lambda: bool(pushed_pieces[running.request_id]), "the first piece", give_up=finished_first(running))
+    assert not any(stream.finished for stream in (running, *waiting)), "every request should still be unfinished"
     engine.unload()
     for stream in (running, *waiting):
         assert stream.finished and stream.finish_reason == "cancelled"
@@ -579,7 +619,8 @@ def test_parallel_decode_steps_reuse_the_compute_graph(engine_factory: EngineFac
         prompts = PROMPTS[round_index:] + PROMPTS[:round_index]
         requests = [ChatRequest(user(f"{prompt} {round_index}"), sampling) for prompt in prompts[:4]]
         before = engine.metrics().extra["graphs_reused"]
-        streams = [engine.submit(request) for request in requests]
+        with joining_together(engine):  # the four chats start in the same step, as the count assumes
+            streams = [engine.submit(request) for request in requests]
         assert all(stream.wait(30) for stream in streams)
         reused = engine.metrics().extra["graphs_reused"] - before
         assert reused >= new_tokens - 6, f"round {round_index}: only {reused} of ~{new_tokens} decode steps reused"
