@@ -182,14 +182,14 @@ def opened_main_views(qtbot: Any, chat_windows: ChatWindows, context: AppContext
         answer = store.add_message(conversation.id, "assistant", ANSWER, question.id, finish_reason="stop",
                                    citations=citations, model="tiny-model")
         sidebar.refresh(select=conversation.id)
-        qtbot.waitUntil(lambda: view.meter.budget is not None, timeout=10_000)  # the context preview has run
+        qtbot.waitUntil(lambda: view.meter.budget is not None, timeout=30_000)  # the context preview has run
         window.gauges_dock.raise_()
-        qtbot.waitUntil(lambda: window.gauges.memory_gauge.snapshot is not None, timeout=10_000)
+        qtbot.waitUntil(lambda: window.gauges.memory_gauge.snapshot is not None, timeout=30_000)
         window.open_settings()
         settings = window.settings_dialog
         assert settings is not None
         qtbot.waitExposed(settings)
-        qtbot.waitUntil(lambda: settings.verdict_view.verdict is not None, timeout=10_000)
+        qtbot.waitUntil(lambda: settings.verdict_view.verdict is not None, timeout=30_000)
         yield MainViews(window, installed, view, sidebar, settings, conversation.id, question.id, answer.id,
                         (report, notes))
     finally:

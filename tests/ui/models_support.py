@@ -44,5 +44,5 @@ def open_dialog(qtbot: Any, library: ModelLibrary, machine: HardwareReport, used
     qtbot.addWidget(dialog)
     dialog.open_manager(first_run=first_run)
     qtbot.waitExposed(dialog)
-    qtbot.waitUntil(lambda: bool(dialog.fits))
+    qtbot.waitUntil(lambda: bool(dialog.fits), timeout=20_000)
     return dialog

@@ -29,6 +29,7 @@ from app.ui.i18n import LanguageSwitcher
 from tests.ui.i18n_support import MainViews
 
 pytestmark = [pytest.mark.gui, pytest.mark.integration]
+WAIT_MS = 20_000  # retranslating every widget of the window: generous for a slow, loaded machine
 
 INTERACTIVE = (QAbstractButton, QLineEdit, QTextEdit, QPlainTextEdit, QComboBox, QAbstractSpinBox, QAbstractSlider,
                QAbstractItemView, MemoryGauge, SpeedGauge, SpeedHistoryPlot, MemoryBar)
@@ -106,7 +107,7 @@ def test_names_follow_the_language(qtbot: Any, views: MainViews, switcher: Langu
 
     assert switcher.apply("zh_CN") == "zh_CN"
 
-    qtbot.waitUntil(lambda: view.composer.editor.accessibleName() != "Message")
+    qtbot.waitUntil(lambda: view.composer.editor.accessibleName() != "Message", timeout=WAIT_MS)
     assert view.composer.editor.accessibleName() == "消息"
     assert views.sidebar.search.accessibleName() == "搜索对话"
     assert views.window.gauges.speed_gauge.history.accessibleName() == "解码速度历史"

@@ -20,6 +20,7 @@ from tests.ui.chat_support import ChatWindows, chat_of
 pytestmark = pytest.mark.gui
 
 Shot = Callable[[QWidget, str], Path]
+WAIT_MS = 20_000  # re-tinting every widget after a theme change: generous for a slow, loaded machine
 
 ANSWER = """The cable runs **42 km** under the strait [1], and the bees dance to show the way [2].
 
@@ -108,7 +109,7 @@ def test_citation_chips_open_the_source_at_its_page_or_show_the_passage(
     assert isinstance(app, QApplication)
     try:
         apply_theme(app, "dark")
-        qtbot.waitUntil(lambda: is_dark(widget.body.parts[0].palette()), timeout=2000)
+        qtbot.waitUntil(lambda: is_dark(widget.body.parts[0].palette()), timeout=WAIT_MS)
         screenshot(window, "chat-13-citations-dark")
     finally:
         apply_theme(app, "light")

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QWidget
 from app.context import AppContext
 from tests.fixtures.models import GgufFactory
 from tests.ui.chat_support import (
+    ANSWER_TIMEOUT_MS,
     STREAMING_CONTEXT,
     STREAMING_SHAPE,
     ChatWindows,
@@ -26,6 +27,7 @@ from tests.ui.chat_support import (
 pytestmark = pytest.mark.gui
 
 Shot = Callable[[QWidget, str], Path]
+WAIT_MS = 20_000  # searches and deletions run on worker threads: generous for a slow, loaded machine
 
 
 def test_new_rename_pin_and_delete(qtbot: Any, chat_windows: ChatWindows, screenshot: Shot) -> None:
@@ -100,23 +102,23 @@ def test_search_finds_chinese_words_and_titles(qtbot: Any, chat_windows: ChatWin
     assert len(sidebar.shown_ids()) == 3
 
     sidebar.search.setText("公园")  # (QTest cannot type CJK characters)
-    qtbot.waitUntil(lambda: sidebar.shown_ids() == [park.id], timeout=5000)
+    qtbot.waitUntil(lambda: sidebar.shown_ids() == [park.id], timeout=WAIT_MS)
     assert "公园" in sidebar.list.item(0).text().split("\n", 1)[1]  # the matching passage is shown
     screenshot(window, "conversations-02-search-chinese")
 
     sidebar.search.setText("模型")
-    qtbot.waitUntil(lambda: sidebar.shown_ids() == [model.id], timeout=5000)
+    qtbot.waitUntil(lambda: sidebar.shown_ids() == [model.id], timeout=WAIT_MS)
     sidebar.search.setText("trails")
-    qtbot.waitUntil(lambda: sidebar.shown_ids() == [english.id], timeout=5000)
-    sidebar.search.setText("weekend")  # the title, not any message
-    qtbot.waitUntil(lambda: sidebar.shown_ids() == [english.id], timeout=5000)
+    qtbot.waitUntil(lambda: sidebar.shown_ids() == [english.id], timeout=WAIT_MS)
     sidebar.search.setText("火车")
-    qtbot.waitUntil(lambda: sidebar.shown_ids() == [], timeout=5000)
+    qtbot.waitUntil(lambda: sidebar.shown_ids() == [], timeout=WAIT_MS)
+    sidebar.search.setText("weekend")  # the title, not any message (after an empty result: the list must change)
+    qtbot.waitUntil(lambda: sidebar.shown_ids() == [english.id], timeout=WAIT_MS)
     sidebar.search.clear()
-    qtbot.waitUntil(lambda: len(sidebar.shown_ids()) == 3, timeout=5000)
+    qtbot.waitUntil(lambda: len(sidebar.shown_ids()) == 3, timeout=WAIT_MS)
 
     sidebar.search.setText("公园")
-    qtbot.waitUntil(lambda: sidebar.shown_ids() == [park.id], timeout=5000)
+    qtbot.waitUntil(lambda: sidebar.shown_ids() == [park.id], timeout=WAIT_MS)
     sidebar.list.setCurrentRow(0)
     assert view.conversation_id == park.id  # a result opens its conversation
 
@@ -146,11 +148,11 @@ def test_deleting_a_conversation_while_it_answers_stops_it_first(
     conversation_id = view.conversation_id
     assert conversation_id is not None
     answer_id = streaming_id(view, conversation_id)
-    qtbot.waitUntil(lambda: len(streamed_text(view, conversation_id)) > 10, timeout=30_000)
+    qtbot.waitUntil(lambda: len(streamed_text(view, conversation_id)) > 10, timeout=ANSWER_TIMEOUT_MS)
     sidebar.confirm_delete = lambda _title: True
     sidebar.delete_action.trigger()
     assert sidebar.shown_ids() == [] and view.conversation_id is None
     wait_until_done(qtbot, view, conversation_id)
-    qtbot.waitUntil(lambda: not store.has_conversation(conversation_id), timeout=5000)
+    qtbot.waitUntil(lambda: not store.has_conversation(conversation_id), timeout=WAIT_MS)
     assert not store.has_message(answer_id)
     assert not [record for record in caplog.records if record.levelname in ("ERROR", "CRITICAL")]

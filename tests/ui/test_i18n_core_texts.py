@@ -38,12 +38,14 @@ pytestmark = pytest.mark.gui
 
 PROBE_NAMES = ["NVML", "CUDA", "/sys/class/drm", "NVIDIA", "AMD", "Apple"]
 """A library, a driver, a folder and makers the machine's evidence names in every language."""
+WAIT_MS = 20_000
+"""Generous for a slow, loaded machine: retranslating every widget, and the verdict's worker thread."""
 
 
 def switch(qtbot: Any, switcher: LanguageSwitcher, language: str, written: Callable[[], bool]) -> None:
     """Switch to ``language`` and wait until Qt's LanguageChange events have rewritten the widgets."""
     assert switcher.apply(language) == language
-    qtbot.waitUntil(written)
+    qtbot.waitUntil(written, timeout=WAIT_MS)
 
 
 def type_into(qtbot: Any, editor: SettingEditor, text: str) -> None:
@@ -84,7 +86,7 @@ def test_setting_tooltips_and_refusals_speak_chinese(
     switch(qtbot, switcher, "en", lambda: dialog.windowTitle() == "Settings")
     assert {key: editor.control.toolTip() for key, editor in dialog.panel.editors.items()} == english
     assert chats.error_label.text() == "70 is above the maximum 64. Allowed: a whole number from 1 to 64."
-    dialog.calculator.wait()
+    dialog.calculator.wait(WAIT_MS)
 
 
 def test_the_memory_verdict_speaks_chinese(qtbot: Any, switcher: LanguageSwitcher, tiny_gguf: Path) -> None:

@@ -25,6 +25,8 @@ from tests.ui.i18n_support import visible_texts
 from tests.ui.models_support import make_library
 
 pytestmark = pytest.mark.gui
+WAIT_MS = 20_000  # Qt's posted LanguageChange events: generous for a slow, loaded machine
+SETTLE_MS = 50  # after the new texts are shown: any event still posted has arrived too
 
 
 def test_special_values_are_relabelled_after_a_switch_keeping_the_values(
@@ -42,7 +44,7 @@ def test_special_values_are_relabelled_after_a_switch_keeping_the_values(
 
     switcher.apply("zh_CN")
 
-    qtbot.waitUntil(lambda: context.control.text() != "Automatic")
+    qtbot.waitUntil(lambda: context.control.text() != "Automatic", timeout=WAIT_MS)
     assert context.control.text() == "自动" and utilisation.control.text() == "自动"
     assert "Automatic" not in visible_texts(context) and "自动" in visible_texts(utilisation)
     assert threads.control.text() == "4"  # a number is shown as it was
@@ -56,7 +58,7 @@ def test_special_values_are_relabelled_after_a_switch_keeping_the_values(
 
     switcher.apply("en")
 
-    qtbot.waitUntil(lambda: context.control.text() == "Automatic")
+    qtbot.waitUntil(lambda: context.control.text() == "Automatic", timeout=WAIT_MS)
     assert utilisation.control.text() == "Automatic" and context.value() == 0
 
 
@@ -70,7 +72,8 @@ def test_text_being_typed_stays_through_a_switch(qtbot: Any, switcher: LanguageS
 
     switcher.apply("zh_CN")
 
-    qtbot.waitUntil(lambda: editor.help_label.text() != editor.spec.description)  # the editor has switched
+    # the editor has switched
+    qtbot.waitUntil(lambda: editor.help_label.text() != editor.spec.description, timeout=WAIT_MS)
     assert box.text() == "Auto" and box.value() == -1
 
 
@@ -97,18 +100,18 @@ def test_dialog_buttons_keep_their_own_texts_and_roles_through_switches(
 
     switcher.apply("zh_CN")
 
-    qtbot.waitUntil(lambda: dialog.save_button.text() != "Save")
+    qtbot.waitUntil(lambda: dialog.save_button.text() != "Save", timeout=WAIT_MS)
     assert dialog.save_button.text() == "保存" and dialog.save_button.accessibleName() == "保存"
     assert dialog.reset_button.text() == "恢复默认值" and dialog.reset_button.accessibleName() == "恢复默认值"
     assert own_text_on_standard.text() != "保存"  # why the helper exists: Qt put its own text on the standard button
     assert dialog.buttons.buttonRole(dialog.save_button) is ButtonRole.AcceptRole
     assert dialog.buttons.buttonRole(dialog.reset_button) is ButtonRole.ResetRole
-    with qtbot.waitSignal(dialog.buttons.accepted):
+    with qtbot.waitSignal(dialog.buttons.accepted, timeout=WAIT_MS):
         dialog.save_button.click()
 
     switcher.apply("en")
 
-    qtbot.waitUntil(lambda: dialog.save_button.text() == "Save")
+    qtbot.waitUntil(lambda: dialog.save_button.text() == "Save", timeout=WAIT_MS)
     assert dialog.reset_button.text() == "Restore defaults"
 
 
@@ -123,7 +126,7 @@ def test_the_knowledge_scope_dialog_names_its_buttons_in_the_language_shown(
 
     switcher.apply("zh_CN")
 
-    qtbot.waitUntil(lambda: dialog.save_button.text() != "Save")
+    qtbot.waitUntil(lambda: dialog.save_button.text() != "Save", timeout=WAIT_MS)
     assert (dialog.save_button.text(), dialog.cancel_button.text()) == ("保存", "取消")
     assert dialog.save_button.accessibleName() == "保存"
     dialog.edit(False, KnowledgeScope())
@@ -147,16 +150,18 @@ def test_menu_items_keep_their_mnemonics_in_both_languages(
 
         switcher.apply("zh_CN")
 
-        qtbot.waitUntil(lambda: window.view_menu.title() != "&View")
-        qtbot.wait(50)  # every posted event has arrived (a late title change would rename the action)
+        qtbot.waitUntil(lambda: window.view_menu.title() != "&View" and installed.dock.windowTitle() == "知识库",
+                        timeout=WAIT_MS)
+        qtbot.wait(SETTLE_MS)  # a late title change would rename the action: it must keep its mnemonic after it
         assert installed.dock.windowTitle() == "知识库" and knowledge_toggle.text() == "知识库(&K)"
         assert gauges_toggle.text() == "仪表(&G)" and installed.models_action.text() == "模型(&M)…"
         assert installed.models_action.toolTip() == "下载、添加、删除和切换模型"
 
         switcher.apply("en")
 
-        qtbot.waitUntil(lambda: window.view_menu.title() == "&View")
-        qtbot.wait(50)
+        qtbot.waitUntil(lambda: window.view_menu.title() == "&View"
+                        and installed.dock.windowTitle() == "Knowledge base", timeout=WAIT_MS)
+        qtbot.wait(SETTLE_MS)
         assert installed.dock.windowTitle() == "Knowledge base" and knowledge_toggle.text() == "&Knowledge base"
         assert gauges_toggle.text() == "&Gauges" and installed.models_action.text() == "&Models…"
     finally:

@@ -26,6 +26,7 @@ from tests.ui.i18n_support import (
 pytestmark = [pytest.mark.gui, pytest.mark.integration]
 Shot = Callable[[QWidget, str], Path]
 DRAFT = "half-written question about the cable"
+WAIT_MS = 20_000  # the verdict's worker thread and retranslating every widget: generous for a slow, loaded machine
 TECHNICAL_NAMES = ["Flash Attention", "N-gram", "bf16", "fp8", "models/", ".gguf", "Linux", "DGX Spark", "Grace-Hopper",
                    "Jetson"]
 """Names the settings' descriptions keep in Chinese too: a kernel, a method, number types, a folder, a file type,
@@ -73,7 +74,7 @@ def test_the_main_views_speak_chinese_and_switch_back_keeping_their_state(
     theme.control.activated.emit(theme.control.currentIndex())
     edited = {key: settings.panel.editor(key).value() for key in settings.panel.changed_keys()}
     assert edited == {"engine.parallel_chats": 3, "ui.theme": "dark"}
-    qtbot.waitUntil(lambda: settings.verdict_view.verdict is not verdict_before)  # planned for 3 chats
+    qtbot.waitUntil(lambda: settings.verdict_view.verdict is not verdict_before, timeout=WAIT_MS)  # for 3 chats
     view.messages.verticalScrollBar().setValue(view.messages.verticalScrollBar().maximum() // 2)
     scrolled_to = view.messages.verticalScrollBar().value()
     english_before = english_words_left(visible_texts(window), names_in(views, tmp_path))
@@ -81,7 +82,9 @@ def test_the_main_views_speak_chinese_and_switch_back_keeping_their_state(
 
     assert switcher.apply("zh_CN") == "zh_CN"
 
-    qtbot.waitUntil(lambda: view.composer.send_button.text() != "Send")  # Qt posts the LanguageChange events
+    # Qt posts the LanguageChange events, one to each window (the main window and the settings dialog)
+    qtbot.waitUntil(lambda: view.composer.send_button.text() != "Send" and settings.windowTitle() != "Settings",
+                    timeout=WAIT_MS)
     assert view.composer.send_button.text() == "发送" and sidebar.new_button.text() == "新对话"
     assert window.file_menu.title() == "文件(&F)" and window.gauges_dock.windowTitle() == "仪表"
     assert window.gauges_dock.toggleViewAction().text() == "仪表(&G)"
@@ -106,7 +109,8 @@ def test_the_main_views_speak_chinese_and_switch_back_keeping_their_state(
 
     assert switcher.apply("en") == "en"
 
-    qtbot.waitUntil(lambda: view.composer.send_button.text() == "Send")
+    qtbot.waitUntil(lambda: view.composer.send_button.text() == "Send" and settings.windowTitle() == "Settings",
+                    timeout=WAIT_MS)
     assert view.composer.text() == DRAFT
     assert sidebar.new_button.shortcut() == QKeySequence(QKeySequence.StandardKey.New)  # texts rewritten, keys kept
     assert sidebar.selected_id == views.conversation_id and view.conversation_id == views.conversation_id
@@ -140,10 +144,10 @@ def test_follow_language_writes_texts_at_once_and_after_every_switch(qtbot: Any,
     follow_language(greeting, lambda: calls.append(translate("ConversationSidebar", "New chat")))
 
     switcher.apply("zh_CN")
-    qtbot.waitUntil(lambda: greeting.rewrites == 2)
+    qtbot.waitUntil(lambda: greeting.rewrites == 2, timeout=WAIT_MS)
     assert greeting.text() == "新对话" and calls == ["New chat", "新对话"]
     switcher.apply("en")
-    qtbot.waitUntil(lambda: greeting.rewrites == 3)
+    qtbot.waitUntil(lambda: greeting.rewrites == 3, timeout=WAIT_MS)
     assert greeting.text() == "New chat" and calls[-1] == "New chat"
     assert rendered("fixed") == "fixed" and rendered(lambda: translate("ConversationSidebar", "New chat")) == "New chat"
 

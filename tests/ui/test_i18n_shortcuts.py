@@ -15,6 +15,7 @@ from app.ui.i18n import LanguageSwitcher
 from app.ui.shortcuts import SHORTCUTS, install_shortcuts, keys_in_use
 
 pytestmark = pytest.mark.gui
+WAIT_MS = 20_000  # window activation and a button's click animation: generous for a slow, loaded machine
 
 
 @pytest.fixture
@@ -28,7 +29,7 @@ def window(qtbot: Any) -> Iterator[QMainWindow]:
     qtbot.addWidget(main)
     main.show()
     main.activateWindow()
-    qtbot.waitUntil(main.isActiveWindow)
+    qtbot.waitUntil(main.isActiveWindow, timeout=WAIT_MS)
     yield main
 
 
@@ -74,7 +75,7 @@ def test_a_key_a_button_already_owns_is_left_to_it(qtbot: Any, window: QMainWind
                                            "stop": lambda: calls.append("stop")})
     qtbot.keyClick(window.editor, Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier)  # type: ignore[attr-defined]
 
-    qtbot.waitUntil(lambda: pressed == [True])  # a button's shortcut clicks it after a short animation
+    qtbot.waitUntil(lambda: pressed == [True], timeout=WAIT_MS)  # a button's shortcut clicks it after a short animation
     assert installed.skipped == {"new_chat": "newChatButton"}
     assert set(installed.actions) == {"stop"}
     assert calls == []  # one binding, so Qt is not left with an ambiguous key

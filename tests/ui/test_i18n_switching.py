@@ -24,6 +24,7 @@ from tests.ui.models_support import SMALL_MACHINE, UsedModels, make_library, ope
 
 pytestmark = [pytest.mark.gui, pytest.mark.integration]
 Shot = Callable[[QWidget, str], Path]
+WAIT_MS = 20_000  # worker threads (fits, local models) and posted LanguageChange events: generous for a loaded machine
 
 
 @pytest.fixture
@@ -64,7 +65,8 @@ def test_switching_to_chinese_and_back_keeps_state(
     key = ("qwen2.5-0.5b-instruct", "q4_k_m")
     dialog.catalog_page.tree.select(key)
     dialog.catalog_page.chats_spin.setValue(2)
-    qtbot.waitUntil(lambda: (fit := dialog.catalog_page.tree.fit(key)) is not None and fit.parallel_chats == 2)
+    qtbot.waitUntil(lambda: (fit := dialog.catalog_page.tree.fit(key)) is not None and fit.parallel_chats == 2,
+                    timeout=WAIT_MS)
     first_run = ModelManagerDialog(library, lambda: SMALL_MACHINE, dialog._settings, UsedModels())
     qtbot.addWidget(first_run)
     first_run.open_manager(first_run=True)
@@ -73,7 +75,9 @@ def test_switching_to_chinese_and_back_keeps_state(
 
     assert switcher.apply("zh_CN") == "zh_CN"
 
-    qtbot.waitUntil(lambda: panel.add_files_button.text() != "Add files…")  # Qt posts the LanguageChange events
+    # Qt posts the LanguageChange events, one to each window (the dock and the two dialogs)
+    qtbot.waitUntil(lambda: panel.add_files_button.text() != "Add files…" and dialog.windowTitle() != "Models"
+                    and first_run.windowTitle() != "Models", timeout=WAIT_MS)
     assert dock.windowTitle() == "知识库" and panel.add_files_button.text() == "添加文件…"
     assert panel.table.status_of(str(broken)) == "失败：文件已损坏"
     assert dialog.windowTitle() == "模型" and dialog.catalog_page.tree.badge_of(key) == "合适"
@@ -86,7 +90,7 @@ def test_switching_to_chinese_and_back_keeps_state(
     for widget in (dock, dialog, first_run):
         assert english_left(visible_texts(widget), data) == [], widget.objectName()
     dialog.show_local()
-    qtbot.waitUntil(lambda: len(dialog.local_page.models()) == 1)
+    qtbot.waitUntil(lambda: len(dialog.local_page.models()) == 1, timeout=WAIT_MS)
     assert english_left(visible_texts(dialog), data) == []
     if has_cjk_font():
         screenshot(dialog, "zh-04-local-models")
@@ -98,7 +102,8 @@ def test_switching_to_chinese_and_back_keeps_state(
 
     assert switcher.apply("en") == "en"
 
-    qtbot.waitUntil(lambda: panel.add_files_button.text() != "添加文件…")
+    qtbot.waitUntil(lambda: panel.add_files_button.text() != "添加文件…" and dialog.windowTitle() == "Models",
+                    timeout=WAIT_MS)
     assert panel.add_files_button.text() == "Add files…" and dock.windowTitle() == "Knowledge base"
     assert panel.table.status_of(str(broken)) == "Failed: damaged file"
     assert [record.id for record in panel.table.records()] == rows_before

@@ -21,6 +21,7 @@ from tests.ui.models_support import make_library
 
 pytestmark = [pytest.mark.gui, pytest.mark.integration, pytest.mark.slow]
 Shot = Callable[[QWidget, str], Path]
+WAIT_MS = 20_000  # the dock and the first-run guide come after worker threads report: generous for a loaded machine
 
 
 @pytest.fixture
@@ -45,7 +46,8 @@ def test_dropping_onto_the_chat_indexes_and_the_answer_cites_the_documents(
     window = chat_windows.open(tiny_gguf)
     installed = installed_in(window)
     view, _sidebar, store = chat_of(window)
-    qtbot.waitUntil(lambda: installed.dock in window.tabifiedDockWidgets(window.gauges_dock), timeout=2000)
+    qtbot.waitUntil(lambda: installed.dock in window.tabifiedDockWidgets(window.gauges_dock),
+                    timeout=WAIT_MS)
     assert installed.dock.toggleViewAction() in window.view_menu.actions()
     pdf = write_pdf(tmp_path / "docs" / "heron-guide.pdf",
                     [["The grey heron nests in tall reeds beside the river Wend."]])
@@ -77,7 +79,7 @@ def test_models_menu_first_run_guide_and_shortcuts(
     window = chat_windows.open()
     installed = installed_in(window)
     manager = installed.manager
-    qtbot.waitUntil(manager.isVisible)  # no model anywhere: the first-run guide opens by itself
+    qtbot.waitUntil(manager.isVisible, timeout=WAIT_MS)  # no model anywhere: the first-run guide opens by itself
     assert manager.stack.currentWidget() is manager.first_run
     manager.close()
 
@@ -92,7 +94,7 @@ def test_models_menu_first_run_guide_and_shortcuts(
 
     assert installed.shortcuts.skipped == {"new_chat": "newChatButton"}  # the sidebar's button keeps Ctrl+N
     window.activateWindow()
-    qtbot.waitUntil(window.isActiveWindow)
+    qtbot.waitUntil(window.isActiveWindow, timeout=WAIT_MS)
     view, sidebar, _store = chat_of(window)
     view.composer.editor.setFocus()
     qtbot.keyClick(view.composer.editor, Qt.Key.Key_K, Qt.KeyboardModifier.ControlModifier)

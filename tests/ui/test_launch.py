@@ -13,4 +13,5 @@ def test_window_paints_before_any_heavy_library_loads() -> None:
     launch = _run_window(_APP, "offscreen")
     assert launch["heavy_at_paint"] == []  # torch, llama_cpp, chromadb, sentence_transformers, numpy, ...
     assert launch["exit_code"] == 0  # the window closed cleanly afterwards
-    assert 0 < launch["first_paint_s"] <= launch["usable_s"] < 30  # generous: the benchmark holds the target
+    # The order only: how fast is the benchmark's to judge (a loaded machine may take any time).
+    assert 0 < launch["first_paint_s"] <= launch["usable_s"]
