@@ -17,16 +17,11 @@ from app.core.kb.knowledge_base import KnowledgeBase
 from app.core.kb.progress import ProgressTracker
 from tests.core.planner.fake_hardware import cpu_only
 from tests.fixtures import documents as docs
-from tests.fixtures.gguf_models import ModelShape
 from tests.fixtures.kb_corpus import CHINESE_DOCUMENTS, ENGLISH_DOCUMENTS
 from tests.integration.crafted_gguf import byte_token, scripted_vocabulary, write_scripted_gguf
 
 GENERATION_PROMPT = "<|im_start|>assistant\n"  # the test models' ChatML template opens answers with this
 ENGINE_SETTINGS = {"engine.threads": 2, "engine.warmup": False}
-SLOW_DECODE_SHAPE = ModelShape(n_layers=8, n_embd=512, n_heads=8, n_kv_heads=2, n_ff=1536, n_ctx_train=16384)
-"""~100 MB (f32), the GUI tests' STREAMING_SHAPE (same shape, so the same cached file): on one thread it
-decodes a few hundred tokens a second (llama-tiny ~10,000), so a long answer is still running when a test
-acts on it, even on a fast machine."""
 
 
 def greedy(max_tokens: int, **changes: object) -> SamplingParams:

@@ -22,12 +22,12 @@ from app.core.kb.knowledge_base import KnowledgeBase
 from app.core.services.answering import Answerer
 from app.core.services.chat_session import ChatSession
 from tests.core.planner.fake_hardware import cpu_only
+from tests.fixtures.gguf_models import SLOW_DECODE_SHAPE
 from tests.fixtures.knowledge_base import open_knowledge_base
 from tests.fixtures.models import GgufFactory
 from tests.integration.answering_support import (
     ENGINE_SETTINGS,
     GENERATION_PROMPT,
-    SLOW_DECODE_SHAPE,
     Corpus,
     document_id,
     greedy,

@@ -29,9 +29,10 @@ from app.core.engines.requests import ChatMessage, ChatRequest
 from app.core.services.api.auth import api_token, token_path
 from app.core.services.api.server import ApiRequestRecord, ApiServer
 from app.core.util.errors import UserFacingError
+from tests.fixtures.gguf_models import SLOW_DECODE_SHAPE
 from tests.fixtures.knowledge_base import shared_embedder_pool
 from tests.fixtures.models import GgufFactory
-from tests.integration.answering_support import SLOW_DECODE_SHAPE, greedy, load_manager, wait_until
+from tests.integration.answering_support import greedy, load_manager, wait_until
 
 pytestmark = pytest.mark.integration
 EMBEDDING_MODEL = "all-MiniLM-L6-v2"

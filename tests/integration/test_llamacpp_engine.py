@@ -19,8 +19,9 @@ from app.core.engines.backends.llamacpp import LlamaCppEngine
 from app.core.engines.base import EngineConfig, EngineError, ModelLoadError, NoModelLoadedError
 from app.core.engines.requests import GREEDY, ChatMessage, ChatRequest, SamplingParams
 from app.core.engines.stream import RequestStream
+from tests.fixtures.gguf_models import SLOW_DECODE_SHAPE
 from tests.fixtures.models import GgufFactory, ModelShape
-from tests.integration.answering_support import SLOW_DECODE_SHAPE, finished_first, wait_until
+from tests.integration.answering_support import finished_first, wait_until
 from tests.integration.crafted_gguf import (
     byte_token,
     piece_token,

@@ -16,13 +16,12 @@ from app.ui.chat.chat_view import ChatView
 from app.ui.conversations.conversation_sidebar import ConversationSidebar
 from app.ui.main_window import MainWindow
 from app.ui.state.gui_services import ChatServices
-from tests.fixtures.gguf_models import ModelShape
+from tests.fixtures.gguf_models import SLOW_DECODE_SHAPE
 from tests.ui.conftest import fake_machine, make_services
 
 LOAD_TIMEOUT_MS = 60_000
-STREAMING_SHAPE = ModelShape(n_layers=8, n_embd=512, n_heads=8, n_kv_heads=2, n_ff=1536, n_ctx_train=16384)
-"""~100 MB (f32): one thread decodes a few hundred tokens a second (llama-tiny does ~10,000), so a long
-answer is still running when a test acts on it; a long context leaves room for such answers."""
+STREAMING_SHAPE = SLOW_DECODE_SHAPE
+"""A long answer is still running when a test acts on it; STREAMING_CONTEXT leaves room for such answers."""
 STREAMING_CONTEXT = 8192
 ANSWER_TIMEOUT_MS = 60_000
 
