@@ -92,6 +92,8 @@ DECLARED_TEXTS: tuple[object, ...] = (
     QT_TRANSLATE_NOOP('SettingsDeclaration', 'Cross-encoder used when reranking is on: a name in the local model cache or a folder. If it is not on this computer, passages are not reranked (search still works).'),
     QT_TRANSLATE_NOOP('SettingsDeclaration', 'Embedding batch'),
     QT_TRANSLATE_NOOP('SettingsDeclaration', 'How many pieces are embedded at once while indexing. Larger batches keep a GPU busier; on a CPU 32-64 is best. Finished documents are saved after every batch.'),
+    QT_TRANSLATE_NOOP('SettingsDeclaration', 'Pause indexing while answering'),
+    QT_TRANSLATE_NOOP('SettingsDeclaration', 'While an answer is being written (in the window or through the local API), indexing waits between batches so the answer is not slowed down; it carries on when the answer is done.'),
     QT_TRANSLATE_NOOP('SettingsDeclaration', 'Check folders every'),
     QT_TRANSLATE_NOOP('SettingsDeclaration', 'How often folders you added are checked for new, changed and deleted files. 0: never (add them again to pick up changes).'),
     QT_TRANSLATE_NOOP('SettingsDeclaration', 's'),

@@ -17,6 +17,7 @@ from app.core.config.paths import AppPaths
 from app.core.kb.database import DATABASE_FILE_NAME
 from app.core.kb.knowledge_base import KB_FOLDER_NAME, KnowledgeBase
 from app.core.models.library import ModelLibrary
+from app.core.services.indexing import IndexingService
 from app.ui.i18n import LanguageSwitcher, follow_language
 from app.ui.icons import themed_icon
 from app.ui.knowledge.file_drops import install_file_drop
@@ -90,10 +91,15 @@ class _WindowTexts(QObject):
 def knowledge_access_for(services: GuiServices, paths: AppPaths) -> KnowledgeAccess:
     """Access to the user's knowledge base that also hands it to the chat's answerer when opened."""
     exists = (paths.data_dir / KB_FOLDER_NAME / DATABASE_FILE_NAME).is_file
+    generating = services.engine_manager.generating
+
+    def make_service(knowledge_base: KnowledgeBase) -> IndexingService:
+        return IndexingService.from_settings(knowledge_base, foreground_busy=generating)
+
     chat = services.chat
     if chat is None:
         return KnowledgeAccess(lambda: KnowledgeBase.open(paths, services.live_settings.get()),
-                               exists=exists, owns_knowledge_base=True)
+                               exists=exists, make_service=make_service, owns_knowledge_base=True)
 
     def open_shared() -> KnowledgeBase:
         chat.attach_existing_knowledge_base(create=True)
@@ -101,7 +107,7 @@ def knowledge_access_for(services: GuiServices, paths: AppPaths) -> KnowledgeAcc
         assert knowledge_base is not None
         return knowledge_base
 
-    return KnowledgeAccess(open_shared, exists=exists)
+    return KnowledgeAccess(open_shared, exists=exists, make_service=make_service)
 
 
 def _file_menu(window: MainWindow) -> QMenu | None:

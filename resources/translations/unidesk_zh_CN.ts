@@ -1330,6 +1330,10 @@
         <translation>正在整理索引…</translation>
     </message>
     <message>
+        <source>Paused while an answer is written; indexing carries on after it…</source>
+        <translation>正在生成回答，索引已暂停；回答完成后继续…</translation>
+    </message>
+    <message>
         <source>Re-embedding documents for the new embedding model…</source>
         <translation>正在用新的嵌入模型重新嵌入文档…</translation>
     </message>
@@ -3190,6 +3194,14 @@
     <message>
         <source>How many pieces are embedded at once while indexing. Larger batches keep a GPU busier; on a CPU 32-64 is best. Finished documents are saved after every batch.</source>
         <translation>索引时一次嵌入多少个文本块。批越大，GPU 越忙；在 CPU 上 32-64 最好。每批完成后都会保存已完成的文档。</translation>
+    </message>
+    <message>
+        <source>Pause indexing while answering</source>
+        <translation>回答时暂停索引</translation>
+    </message>
+    <message>
+        <source>While an answer is being written (in the window or through the local API), indexing waits between batches so the answer is not slowed down; it carries on when the answer is done.</source>
+        <translation>在生成回答时（无论在窗口中还是通过本地 API），索引会在批次之间等待，以免拖慢回答；回答完成后索引会继续。</translation>
     </message>
     <message>
         <source>Check folders every</source>

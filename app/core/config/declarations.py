@@ -266,6 +266,13 @@ SETTINGS: tuple[SettingSpec, ...] = (
         advanced=True,
     ),
     SettingSpec(
+        "kb.pause_while_answering", BOOL, True, "Pause indexing while answering",
+        "While an answer is being written (in the window or through the local API), indexing waits "
+        "between batches so the answer is not slowed down; it carries on when the answer is done.",
+        group="Indexing",
+        advanced=True,
+    ),
+    SettingSpec(
         "kb.watch_interval_seconds", INT, 30, "Check folders every",
         "How often folders you added are checked for new, changed and deleted files. 0: never "
         "(add them again to pick up changes).",

@@ -99,6 +99,8 @@ class EngineManager:
         self._load_lock = threading.Lock()
         self._engine: Engine | None = None
         self._status = ManagerStatus(ManagerState.EMPTY)
+        self._streams_lock = threading.Lock()
+        self._open_streams: list[RequestStream] = []
 
     # ---- lifecycle ---------------------------------------------------------------------
     def load(
@@ -204,6 +206,8 @@ class EngineManager:
         engine, self._engine = self._engine, None
         if engine is not None:
             engine.unload()
+        with self._streams_lock:
+            self._open_streams = []  # the engine that would finish them is gone
 
     # ---- requests ----------------------------------------------------------------------
     def _require_engine(self) -> Engine:
@@ -213,7 +217,16 @@ class EngineManager:
         return engine
 
     def submit(self, request: ChatRequest) -> RequestStream:
-        return self._require_engine().submit(request)
+        stream = self._require_engine().submit(request)
+        with self._streams_lock:
+            self._open_streams = [open_stream for open_stream in self._open_streams if not open_stream.finished]
+            self._open_streams.append(stream)
+        return stream
+
+    def generating(self) -> bool:
+        """Whether any request submitted here is still producing its answer (cheap; any thread)."""
+        with self._streams_lock:
+            return any(not stream.finished for stream in self._open_streams)
 
     def cancel(self, request_id: str) -> None:
         engine = self._engine

@@ -107,6 +107,8 @@ class Embedder:
         self._cache_folder = cache_folder
         self._load_lock = threading.Lock()
         self._encode_lock = threading.Lock()
+        self._queries_lock = threading.Lock()
+        self._queries_waiting = 0
         self._model: Any = None
         self._counter: Any = None
         self._device = ""
@@ -213,9 +215,20 @@ class Embedder:
         return self._encode(texts, query=False)
 
     def embed_query(self, text: str) -> NDArray[np.float32]:
-        """The unit-length embedding of one question."""
-        row: NDArray[np.float32] = self._encode([text], query=True)[0]
+        """The unit-length embedding of one question (indexing lets it go first, see :attr:`queries_waiting`)."""
+        with self._queries_lock:
+            self._queries_waiting += 1
+        try:
+            row: NDArray[np.float32] = self._encode([text], query=True)[0]
+        finally:
+            with self._queries_lock:
+                self._queries_waiting -= 1
         return row
+
+    @property
+    def queries_waiting(self) -> int:
+        """Questions being embedded or waiting for the model: indexing holds its next batch until none are."""
+        return self._queries_waiting
 
     def _encode(self, texts: Sequence[str], *, query: bool) -> NDArray[np.float32]:
         import numpy as np

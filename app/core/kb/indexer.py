@@ -18,6 +18,7 @@ from app.core.kb.preparation import ChunkDocument, Parse, Preparer
 from app.core.kb.progress import FileProblem, ProgressTracker
 from app.core.kb.reembed import reembed_into
 from app.core.kb.spaces import ACTIVE, ensure_target_space
+from app.core.kb.step_aside import ForegroundBusy, StepAside
 from app.core.kb.vector_store import VectorStore
 
 
@@ -80,7 +81,11 @@ def _problem_kind(problem: str) -> str:
 
 
 class Indexer:
-    """Runs on one worker thread with its own SQLite connection; see :meth:`run`."""
+    """Runs on one worker thread with its own SQLite connection; see :meth:`run`.
+
+    Between embedding batches it steps aside while ``foreground_busy`` (an answer being written) or
+    ``searches_waiting`` (default: a question waiting for this indexer's embedder) says so.
+    """
 
     def __init__(
         self,
@@ -92,8 +97,12 @@ class Indexer:
         discover: Discover | None = None,
         parse: Parse | None = None,
         chunk: ChunkDocument | None = None,
+        foreground_busy: ForegroundBusy | None = None,
+        searches_waiting: ForegroundBusy | None = None,
     ) -> None:
         self._database_path = database_path
+        self._foreground_busy = foreground_busy
+        self._searches_waiting = searches_waiting or (lambda: embedder.queries_waiting > 0)
         self._vector_store = vector_store
         self._embedder = embedder
         self._options = options
@@ -127,6 +136,13 @@ class Indexer:
             problems=snapshot.problems,
         )
 
+    def _step_aside(self, progress: ProgressTracker) -> StepAside:
+        """Waits between batches while a search waits for an embedding model or the foreground is busy."""
+        checks: tuple[ForegroundBusy, ...] = (self._searches_waiting,)
+        if self._foreground_busy is not None:
+            checks = (*checks, self._foreground_busy)
+        return StepAside(checks, progress)
+
     def _run(
         self, connection: Any, paths: Sequence[Path], progress: ProgressTracker, cancel: threading.Event
     ) -> bool:
@@ -154,13 +170,14 @@ class Indexer:
         progress.update(phase="indexing")
         preparer = Preparer(self._parse or _default_parse(), self._chunk or _default_chunk(),
                             embedder.count_tokens, chunk_tokens, overlap)
+        step_aside = self._step_aside(progress)
         writer = IndexWriter(connection, self._vector_store, target.collection, embedder, progress,
-                             self._options.batch_chunks)
+                             self._options.batch_chunks, step_aside)
         run_pipeline(plan.work, preparer, writer, cancel, self._options.prefetch_documents)
         switched = False
         if not cancel.is_set() and target.state != ACTIVE:
             switched = reembed_into(connection, self._vector_store, embedder, target, progress, cancel,
-                                    self._options.batch_chunks)
+                                    self._options.batch_chunks, step_aside)
         progress.update(phase="cleaning", current_file=None)
         clean_orphan_vectors(connection, self._vector_store)
         return switched

@@ -51,6 +51,12 @@ class EmbedderPool:
                 self._embedders[key] = embedder
             return embedder
 
+    def queries_waiting(self) -> int:
+        """Questions being embedded by any model here (during a model switch searches use the old one)."""
+        with self._lock:
+            embedders = list(self._embedders.values())
+        return sum(embedder.queries_waiting for embedder in embedders)
+
 
 @dataclass(frozen=True)
 class KnowledgeBaseStats:
@@ -153,6 +159,7 @@ class KnowledgeBase:
     def indexer(self, options: IndexingOptions | None = None, **overrides: Any) -> Indexer:
         """An indexer for this knowledge base using the embedding model in settings."""
         embedder = self.embedders.get(self.settings.str_value("kb.embedding_model"))
+        overrides.setdefault("searches_waiting", lambda: self.embedders.queries_waiting() > 0)
         return Indexer(self.database_path, self.vector_store, embedder,
                        options or IndexingOptions.from_settings(self.settings), **overrides)
 

@@ -24,6 +24,7 @@ from app.core.kb.ingest_plan import WorkItem
 from app.core.kb.preparation import FailedDocument, Outcome, PreparedDocument, UnchangedDocument
 from app.core.kb.progress import FileProblem, ProgressTracker
 from app.core.kb.spaces import add_member
+from app.core.kb.step_aside import StepAside, clear_to_embed
 from app.core.kb.vector_store import VectorKey, VectorStore
 
 log = logging.getLogger(__name__)
@@ -49,8 +50,10 @@ class IndexWriter:
         embedder: Embedder,
         progress: ProgressTracker,
         batch_chunks: int,
+        step_aside: StepAside | None = None,
     ) -> None:
         self._connection = connection
+        self._step_aside = step_aside
         self._vector_store = vector_store
         self._collection = collection
         self._embedder = embedder
@@ -84,9 +87,10 @@ class IndexWriter:
         A batch is padded to its longest chunk; cut in document order, one long chunk among short
         ones (a document's last chunk, a short file) wastes most of a batch. Stops between batches on
         cancel; chunks not embedded stay pending (their documents are not committed and resume later).
+        Before each batch it steps aside while the foreground is busy.
         """
         self._pending.sort(key=lambda entry: entry[0].prepared.chunks[entry[1]].token_count, reverse=True)
-        while self._pending and not cancel.is_set():
+        while self._pending and clear_to_embed(self._step_aside, cancel):
             self._embed(self._pending[: self._batch_chunks])
             del self._pending[: self._batch_chunks]
 

@@ -37,6 +37,9 @@ class IndexingProgress:
     problems: tuple[FileProblem, ...] = ()
     chunk_tokens: int = 0
     message: str = ""
+    paused: bool = False
+    """Waiting for the user's answer or search to finish (see app.core.kb.step_aside)."""
+    paused_seconds: float = 0.0
 
     @property
     def finished(self) -> bool:
@@ -54,6 +57,11 @@ class _Counters:
     bytes_done: int = 0
     started: float = field(default_factory=time.monotonic)
     indexing_started: float | None = None
+    paused_total: float = 0.0
+    paused_since: float | None = None
+
+    def paused_seconds(self, now: float) -> float:
+        return self.paused_total + (now - self.paused_since if self.paused_since is not None else 0.0)
 
 
 class ProgressTracker:
@@ -65,13 +73,16 @@ class ProgressTracker:
         self._counters = _Counters()
 
     def snapshot(self) -> IndexingProgress:
+        """The progress now; rate and ETA count only time spent indexing, not paused."""
         with self._lock:
             now = time.monotonic()
             since = self._counters.indexing_started
-            indexing_seconds = now - since if since is not None else 0.0
+            paused_seconds = self._counters.paused_seconds(now)
+            indexing_seconds = max(0.0, now - since - paused_seconds) if since is not None else 0.0
             return replace(
                 self._state,
                 elapsed_seconds=now - self._counters.started,
+                paused_seconds=paused_seconds,
                 chunks_per_second=self._state.chunks_done / indexing_seconds if indexing_seconds > 0 else 0.0,
                 eta_seconds=self._eta(indexing_seconds),
             )
@@ -89,6 +100,21 @@ class ProgressTracker:
             if changes.get("phase") == "indexing" and self._counters.indexing_started is None:
                 self._counters.indexing_started = time.monotonic()
             self._state = replace(self._state, **changes)
+
+    def pause(self) -> None:
+        """Indexing waits for the foreground (time from now on does not count against the rate)."""
+        with self._lock:
+            if self._counters.paused_since is None:
+                self._counters.paused_since = time.monotonic()
+                self._state = replace(self._state, paused=True)
+
+    def resume(self) -> None:
+        with self._lock:
+            since = self._counters.paused_since
+            if since is not None:
+                self._counters.paused_total += time.monotonic() - since
+                self._counters.paused_since = None
+                self._state = replace(self._state, paused=False)
 
     def update_chunks(self, count: int) -> None:
         """``count`` more chunks were embedded and stored."""

@@ -18,6 +18,7 @@ from app.core.kb.database import transaction
 from app.core.kb.embedder import Embedder
 from app.core.kb.progress import ProgressTracker
 from app.core.kb.spaces import VectorSpace, add_member, indexed_documents_missing_from, promote
+from app.core.kb.step_aside import StepAside, clear_to_embed
 from app.core.kb.vector_store import VectorKey, VectorStore
 
 
@@ -37,8 +38,10 @@ def reembed_into(
     progress: ProgressTracker,
     cancel: threading.Event,
     batch_chunks: int,
+    step_aside: StepAside | None = None,
 ) -> bool:
-    """Fill ``target`` with vectors of every indexed document, then make it active.
+    """Fill ``target`` with vectors of every indexed document, then make it active (stepping aside
+    before each batch while the foreground is busy).
 
     Returns ``True`` when the switch happened (``False``: cancelled; it resumes next time).
     """
@@ -57,10 +60,10 @@ def reembed_into(
         texts = document_chunk_texts(connection, document_id)
         remaining[document_id] = len(texts)
         pending.extend(_Piece(document_id, str(row["content_hash"]), ordinal, text) for ordinal, text in texts)
-        while len(pending) >= batch_chunks and not cancel.is_set():
+        while len(pending) >= batch_chunks and clear_to_embed(step_aside, cancel):
             _embed(connection, vector_store, embedder, target, pending[:batch_chunks], remaining, progress)
             del pending[:batch_chunks]
-    while pending and not cancel.is_set():
+    while pending and clear_to_embed(step_aside, cancel):
         _embed(connection, vector_store, embedder, target, pending[:batch_chunks], remaining, progress)
         del pending[:batch_chunks]
     if cancel.is_set():

@@ -10,6 +10,7 @@ from pathlib import Path
 from app.core.kb.indexer import IndexingSummary, default_discover
 from app.core.kb.knowledge_base import KnowledgeBase
 from app.core.kb.progress import IndexingProgress, ProgressTracker
+from app.core.kb.step_aside import ForegroundBusy
 from app.core.kb.watch import FolderWatcher
 
 log = logging.getLogger(__name__)
@@ -21,6 +22,7 @@ class IndexingJob:
     ``progress()`` is cheap and thread-safe (poll it from a GUI timer); ``cancel()`` stops the
     job between batches, keeping every committed document; ``wait()`` returns the summary or
     raises what made the job fail. ``on_finished`` (optional) runs on the worker thread.
+    ``foreground_busy`` (optional): while it says True, the job waits between batches.
     """
 
     def __init__(
@@ -29,10 +31,12 @@ class IndexingJob:
         paths: Sequence[Path],
         *,
         on_finished: Callable[[IndexingJob], None] | None = None,
+        foreground_busy: ForegroundBusy | None = None,
     ) -> None:
         self._knowledge_base = knowledge_base
         self.paths = tuple(paths)
         self._on_finished = on_finished
+        self._foreground_busy = foreground_busy
         self._tracker = ProgressTracker()
         self._cancel = threading.Event()
         self._thread: threading.Thread | None = None
@@ -49,7 +53,7 @@ class IndexingJob:
 
     def _work(self) -> None:
         try:
-            indexer = self._knowledge_base.indexer()
+            indexer = self._knowledge_base.indexer(foreground_busy=self._foreground_busy)
             self._summary = indexer.run(self.paths, self._tracker, self._cancel)
         except BaseException as error:  # reported through wait() and the progress snapshot
             log.exception("indexing failed")
@@ -97,11 +101,19 @@ class IndexingService:
     """One indexing job at a time for a knowledge base, plus watching of its added folders.
 
     Requests made while a job runs are merged and run next. With ``watch_interval`` > 0 the
-    folders the user added are polled and changes are indexed the same way.
+    folders the user added are polled and changes are indexed the same way. Jobs wait between
+    batches while ``foreground_busy`` says True (e.g. the engine manager's ``generating``).
     """
 
-    def __init__(self, knowledge_base: KnowledgeBase, *, watch_interval: float = 0.0) -> None:
+    def __init__(
+        self,
+        knowledge_base: KnowledgeBase,
+        *,
+        watch_interval: float = 0.0,
+        foreground_busy: ForegroundBusy | None = None,
+    ) -> None:
         self._knowledge_base = knowledge_base
+        self._foreground_busy = foreground_busy
         self._lock = threading.Lock()
         self._current: IndexingJob | None = None
         self._queued: list[Path] = []
@@ -114,10 +126,17 @@ class IndexingService:
         )
 
     @classmethod
-    def from_settings(cls, knowledge_base: KnowledgeBase) -> IndexingService:
-        """A service that watches folders as often as ``kb.watch_interval_seconds`` says (0: never)."""
-        interval = knowledge_base.settings.int_value("kb.watch_interval_seconds")
-        return cls(knowledge_base, watch_interval=float(interval))
+    def from_settings(
+        cls, knowledge_base: KnowledgeBase, foreground_busy: ForegroundBusy | None = None
+    ) -> IndexingService:
+        """A service that watches folders as often as ``kb.watch_interval_seconds`` says (0: never) and
+        waits for ``foreground_busy`` when ``kb.pause_while_answering`` is on."""
+        settings = knowledge_base.settings
+        return cls(
+            knowledge_base,
+            watch_interval=float(settings.int_value("kb.watch_interval_seconds")),
+            foreground_busy=foreground_busy if settings.bool_value("kb.pause_while_answering") else None,
+        )
 
     def start(self) -> None:
         """Resume unfinished work from an earlier run and start watching."""
@@ -134,7 +153,11 @@ class IndexingService:
                 self._queued.extend(path for path in paths if path not in self._queued)
                 self._queued_resume = True
                 return
-            self._current = IndexingJob(self._knowledge_base, paths, on_finished=self._job_finished).start()
+            self._current = self._new_job(paths)
+
+    def _new_job(self, paths: Sequence[Path]) -> IndexingJob:
+        return IndexingJob(self._knowledge_base, paths, on_finished=self._job_finished,
+                           foreground_busy=self._foreground_busy).start()
 
     @property
     def watching(self) -> bool:
@@ -150,7 +173,7 @@ class IndexingService:
             if self._closed or job.cancelled or not (self._queued or self._queued_resume):
                 return
             paths, self._queued, self._queued_resume = self._queued, [], False
-            self._current = IndexingJob(self._knowledge_base, paths, on_finished=self._job_finished).start()
+            self._current = self._new_job(paths)
 
     def _folders_changed(self, folders: list[str]) -> None:
         log.info("folders changed: %s", ", ".join(folders))

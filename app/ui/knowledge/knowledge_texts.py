@@ -60,6 +60,8 @@ def phase_text(progress: IndexingProgress) -> str:
         return translate("KnowledgeTexts", "Looking for documents…")
     if phase == "cleaning":
         return translate("KnowledgeTexts", "Tidying up the index…")
+    if progress.paused and phase in ("indexing", "re-embedding"):
+        return translate("KnowledgeTexts", "Paused while an answer is written; indexing carries on after it…")
     if phase == "re-embedding":
         return translate("KnowledgeTexts", "Re-embedding documents for the new embedding model…")
     if phase == "indexing":

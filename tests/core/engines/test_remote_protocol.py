@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from app.core.engines.backends.remote import RemoteEngine, approximate_token_count
+from app.core.engines.backends.remote import MIN_WORKERS, RemoteEngine, approximate_token_count
 from app.core.engines.backends.remote_http import RemoteError, parse_endpoint
 from app.core.engines.base import EngineConfig, EngineDeadError, ModelLoadError
 from app.core.engines.requests import GREEDY, ChatRequest
@@ -184,6 +184,30 @@ def test_cancel_closes_a_slow_stream_at_once_and_keeps_its_text(serve: Callable[
         time.sleep(0.01)
     assert engine.metrics().running_requests == 0
     engine.unload()
+
+
+def test_unload_ends_requests_still_queued_for_a_worker(serve: Callable[[Script], ScriptedServer]) -> None:
+    release = threading.Event()
+
+    def held(handler: BaseHTTPRequestHandler, attempt: int) -> None:
+        start_stream(handler)
+        try:
+            handler.wfile.write(chunk("word "))
+            handler.wfile.flush()
+            release.wait(30)
+        except OSError:
+            return
+
+    server = serve(held)
+    engine = connect(server.url)  # MIN_WORKERS workers
+    streams = [engine.submit(ChatRequest.single_prompt(f"hi {index}", GREEDY)) for index in range(MIN_WORKERS + 2)]
+    deadline = time.monotonic() + 10
+    while len(server.bodies) < MIN_WORKERS and time.monotonic() < deadline:  # every worker is busy
+        time.sleep(0.01)
+    engine.unload()
+    release.set()
+    assert all(stream.finished for stream in streams)  # the two never started are ended too, not left waiting
+    assert {stream.finish_reason for stream in streams} == {"cancelled"}
 
 
 def test_plain_openai_servers_get_no_vllm_only_fields(serve: Callable[[Script], ScriptedServer]) -> None:

@@ -157,6 +157,8 @@ class RemoteEngine:
             deadline = time.monotonic() + UNLOAD_JOIN_TIMEOUT_S
             for stream in streams:
                 stream.wait(timeout=max(0.0, deadline - time.monotonic()))
+        for stream in streams:  # queued ones never reached a worker: end them here
+            stream.finish("cancelled", replace(stream.metrics, finish_reason="cancelled"))
 
     # ---- requests ----------------------------------------------------------------------
     def submit(self, request: ChatRequest) -> RequestStream:
