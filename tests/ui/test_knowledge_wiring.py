@@ -15,8 +15,16 @@ from app.context import AppContext
 from app.ui.main_window import MainWindow
 from app.ui.window_extras import KnowledgeAndModels, install_knowledge_and_models
 from tests.fixtures.documents import CHINESE_TEXT, write_pdf, write_text
-from tests.ui.chat_support import ChatWindows, chat_of, wait_until_done
-from tests.ui.knowledge_support import drop_files, wait_until_indexed
+from tests.fixtures.models import GgufFactory
+from tests.ui.chat_support import (
+    STREAMING_CONTEXT,
+    STREAMING_SHAPE,
+    ChatWindows,
+    chat_of,
+    greedy,
+    wait_until_done,
+)
+from tests.ui.knowledge_support import INDEXING_TIMEOUT_MS, drop_files, wait_until_indexed
 from tests.ui.models_support import make_library
 
 pytestmark = [pytest.mark.gui, pytest.mark.integration, pytest.mark.slow]
@@ -71,6 +79,43 @@ def test_dropping_onto_the_chat_indexes_and_the_answer_cites_the_documents(
     cited = {Path(citation.path).name for citation in answer.citations}
     assert "heron-guide.pdf" in cited
     assert next(citation for citation in answer.citations if citation.path == str(pdf)).page == 1
+
+
+def test_indexing_in_the_window_waits_while_an_answer_is_written(
+    qtbot: Any, tmp_path: Path, chat_windows: ChatWindows, installed_in: Callable[[MainWindow], KnowledgeAndModels],
+    tiny_gguf_factory: GgufFactory,
+) -> None:
+    window = chat_windows.open(tiny_gguf_factory(STREAMING_SHAPE), context_length=STREAMING_CONTEXT)
+    installed = installed_in(window)
+    view, _sidebar, _store = chat_of(window)
+    knowledge_base = installed.access.open()  # the embedding model ready, so indexing reaches its first batch at once
+    knowledge_base.embedders.get(knowledge_base.settings.str_value("kb.embedding_model")).load()
+    manager = window.services.engine_manager
+    view.sampling = greedy(STREAMING_CONTEXT - 100, ignore_eos=True)  # far longer than the test needs
+    assert view.send("Tell me a long story about herons.")
+    conversation_id = view.conversation_id
+    assert conversation_id is not None
+    qtbot.waitUntil(manager.generating, timeout=WAIT_MS)
+
+    notes = write_text(tmp_path / "docs" / "heron-notes.txt", "Grey herons nest in tall reeds beside the river.",
+                       "utf-8")
+    installed.panel.add_paths([notes])
+
+    def paused() -> bool:
+        service = installed.access.service
+        job = service.current_job() if service is not None else None
+        return job is not None and job.progress().paused
+
+    qtbot.waitUntil(paused, timeout=INDEXING_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: "Paused while an answer is written" in installed.panel.progress.phase_label.text(),
+                    timeout=WAIT_MS)
+    assert view.running.is_running(conversation_id) and installed.access.knowledge_base is knowledge_base
+    assert knowledge_base.stats().chunks == 0  # nothing embedded while the answer runs
+
+    view.composer.stop_button.click()  # the answer ends: indexing carries on by itself
+    wait_until_done(qtbot, view, conversation_id)
+    wait_until_indexed(qtbot, installed.panel, [notes])
+    assert not manager.generating() and knowledge_base.stats().chunks > 0
 
 
 def test_models_menu_first_run_guide_and_shortcuts(
