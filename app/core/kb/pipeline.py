@@ -24,7 +24,7 @@ from app.core.kb.ingest_plan import WorkItem
 from app.core.kb.preparation import FailedDocument, Outcome, PreparedDocument, UnchangedDocument
 from app.core.kb.progress import FileProblem, ProgressTracker
 from app.core.kb.spaces import add_member
-from app.core.kb.step_aside import StepAside, clear_to_embed
+from app.core.kb.step_aside import StepAside, clear_to_embed, embed_in_steps
 from app.core.kb.vector_store import VectorKey, VectorStore
 
 log = logging.getLogger(__name__)
@@ -87,17 +87,21 @@ class IndexWriter:
         A batch is padded to its longest chunk; cut in document order, one long chunk among short
         ones (a document's last chunk, a short file) wastes most of a batch. Stops between batches on
         cancel; chunks not embedded stay pending (their documents are not committed and resume later).
-        Before each batch it steps aside while the foreground is busy.
+        Before each batch, and between pieces of it, it steps aside while the foreground is busy.
         """
         self._pending.sort(key=lambda entry: entry[0].prepared.chunks[entry[1]].token_count, reverse=True)
         while self._pending and clear_to_embed(self._step_aside, cancel):
-            self._embed(self._pending[: self._batch_chunks])
+            if not self._embed(self._pending[: self._batch_chunks], cancel):
+                break
             del self._pending[: self._batch_chunks]
 
-    def _embed(self, batch: Sequence[tuple[_OpenDocument, int]]) -> None:
+    def _embed(self, batch: Sequence[tuple[_OpenDocument, int]], cancel: threading.Event) -> bool:
+        """Embed, store and count ``batch``, committing documents it completes; False if cancelled part-way."""
         self._progress.update(current_file=str(batch[-1][0].prepared.item.path))
         texts = [document.prepared.chunks[index].text for document, index in batch]
-        vectors = self._embedder.embed_documents(texts)
+        vectors = embed_in_steps(self._embedder.embed_documents, texts, self._step_aside, cancel)
+        if vectors is None:
+            return False
         keys = [
             VectorKey(document.prepared.item.document_id, document.prepared.content_hash,
                       document.prepared.chunks[index].ordinal)
@@ -112,6 +116,7 @@ class IndexWriter:
         self._progress.update_chunks(len(batch))
         if finished:
             self._commit(finished)
+        return True
 
     def _commit(self, documents: list[_OpenDocument]) -> None:
         committed: list[PreparedDocument] = []

@@ -11,15 +11,21 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from app.core.kb.chunk_store import document_chunk_texts
 from app.core.kb.database import transaction
 from app.core.kb.embedder import Embedder
 from app.core.kb.progress import ProgressTracker
 from app.core.kb.spaces import VectorSpace, add_member, indexed_documents_missing_from, promote
-from app.core.kb.step_aside import StepAside, clear_to_embed
+from app.core.kb.step_aside import StepAside, clear_to_embed, embed_in_steps
 from app.core.kb.vector_store import VectorKey, VectorStore
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
 
 
 @dataclass(frozen=True)
@@ -41,12 +47,16 @@ def reembed_into(
     step_aside: StepAside | None = None,
 ) -> bool:
     """Fill ``target`` with vectors of every indexed document, then make it active (stepping aside
-    before each batch while the foreground is busy).
+    before each batch, and between its pieces, while the foreground is busy).
 
     Returns ``True`` when the switch happened (``False``: cancelled; it resumes next time).
     """
     missing = indexed_documents_missing_from(connection, target.collection)
     progress.update(phase="re-embedding", files_total=len(missing), files_done=0)
+
+    def embed(texts: Sequence[str]) -> NDArray[np.float32] | None:
+        return embed_in_steps(embedder.embed_documents, texts, step_aside, cancel)
+
     pending: list[_Piece] = []
     remaining: dict[int, int] = {}
     for document_id in missing:
@@ -61,10 +71,10 @@ def reembed_into(
         remaining[document_id] = len(texts)
         pending.extend(_Piece(document_id, str(row["content_hash"]), ordinal, text) for ordinal, text in texts)
         while len(pending) >= batch_chunks and clear_to_embed(step_aside, cancel):
-            _embed(connection, vector_store, embedder, target, pending[:batch_chunks], remaining, progress)
+            _embed(connection, vector_store, embed, target, pending[:batch_chunks], remaining, progress)
             del pending[:batch_chunks]
     while pending and clear_to_embed(step_aside, cancel):
-        _embed(connection, vector_store, embedder, target, pending[:batch_chunks], remaining, progress)
+        _embed(connection, vector_store, embed, target, pending[:batch_chunks], remaining, progress)
         del pending[:batch_chunks]
     if cancel.is_set():
         return False
@@ -80,13 +90,15 @@ def reembed_into(
 def _embed(
     connection: sqlite3.Connection,
     vector_store: VectorStore,
-    embedder: Embedder,
+    embed: Callable[[Sequence[str]], NDArray[np.float32] | None],
     target: VectorSpace,
     batch: list[_Piece],
     remaining: dict[int, int],
     progress: ProgressTracker,
 ) -> None:
-    vectors = embedder.embed_documents([piece.text for piece in batch])
+    vectors = embed([piece.text for piece in batch])
+    if vectors is None:  # cancelled part-way: the caller stops
+        return
     keys = [VectorKey(piece.document_id, piece.content_hash, piece.ordinal) for piece in batch]
     vector_store.upsert(target.collection, keys, vectors)
     progress.update_chunks(len(batch))

@@ -11,15 +11,23 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from app.core.kb.progress import ProgressTracker
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
 
 ForegroundBusy = Callable[[], bool]
 """True while the user waits on something that should not share the machine with indexing."""
 
 POLL_S = 0.05
 LONGEST_PAUSE_S = 60.0
+STEP_CHUNKS = 8
+"""A batch is embedded in pieces of this many chunks, asking between them: an answer that starts meanwhile
+waits for one piece (a fraction of a second on a CPU), not for the whole batch (seconds)."""
 
 
 class StepAside:
@@ -56,6 +64,27 @@ class StepAside:
         finally:
             self._progress.resume()
         return self._clock() - started
+
+
+def embed_in_steps(
+    embed: Callable[[Sequence[str]], NDArray[np.float32]],
+    texts: Sequence[str],
+    step_aside: StepAside | None,
+    cancel: threading.Event,
+    step_chunks: int = STEP_CHUNKS,
+) -> NDArray[np.float32] | None:
+    """``embed(texts)``, in pieces of ``step_chunks`` with :func:`clear_to_embed` between them when there is a
+    ``step_aside``; ``None`` when cancelled part-way (nothing of the batch is kept)."""
+    if step_aside is None or len(texts) <= step_chunks:
+        return embed(texts)
+    import numpy as np
+
+    pieces = []
+    for start in range(0, len(texts), step_chunks):
+        if start and not clear_to_embed(step_aside, cancel):
+            return None
+        pieces.append(embed(texts[start:start + step_chunks]))
+    return np.concatenate(pieces)
 
 
 def clear_to_embed(step_aside: StepAside | None, cancel: threading.Event) -> bool:

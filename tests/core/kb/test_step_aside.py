@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
+import numpy as np
 import pytest
+from numpy.typing import NDArray
 
 from app.core.kb.progress import IndexingProgress, ProgressTracker
-from app.core.kb.step_aside import StepAside, clear_to_embed
+from app.core.kb.step_aside import StepAside, clear_to_embed, embed_in_steps
 
 DEADLINE_S = 60.0
 """Generous for a slow, loaded machine; a passing test never gets near it."""
@@ -219,6 +221,64 @@ def test_clear_to_embed_says_stop_when_cancelled_during_the_wait() -> None:
     cancel.set()
     thread.join(DEADLINE_S)
     assert answer == [False]
+
+
+class RecordingEmbed:
+    """A stand-in for Embedder.embed_documents: one row per text (its number), calls recorded."""
+
+    def __init__(self, after_call: Callable[[], None] = lambda: None) -> None:
+        self.calls: list[list[str]] = []
+        self._after_call = after_call
+
+    def __call__(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        self.calls.append(list(texts))
+        self._after_call()
+        return np.array([[float(text)] for text in texts], dtype=np.float32)
+
+
+TEXTS = [str(number) for number in range(20)]
+
+
+def test_without_a_step_aside_a_batch_is_embedded_in_one_call() -> None:
+    embed = RecordingEmbed()
+    vectors = embed_in_steps(embed, TEXTS, None, threading.Event(), step_chunks=8)
+    assert embed.calls == [TEXTS]
+    assert vectors is not None and vectors[:, 0].tolist() == list(range(20))
+
+
+def test_with_a_step_aside_a_batch_goes_in_pieces_asking_between_them() -> None:
+    tracker = ProgressTracker()
+    busy = CountingBusy(tracker, busy_calls=0)
+    embed = RecordingEmbed()
+    vectors = embed_in_steps(embed, TEXTS, StepAside((busy,), tracker, poll_s=POLL_S), threading.Event(), step_chunks=8)
+    assert [len(call) for call in embed.calls] == [8, 8, 4]
+    assert busy.calls == 2  # between the pieces (the caller asks before the first)
+    assert vectors is not None and vectors[:, 0].tolist() == list(range(20))  # rows in the batch's order
+
+
+def test_an_answer_starting_mid_batch_waits_for_one_piece_only() -> None:
+    tracker = ProgressTracker()
+    answering = threading.Event()
+    embed = RecordingEmbed(after_call=answering.set)  # the answer starts while the first piece is embedded
+
+    def busy() -> bool:
+        if answering.is_set() and len(embed.calls) == 1:
+            answering.clear()  # ...and ends after a while
+            return True
+        return False
+
+    vectors = embed_in_steps(embed, TEXTS, StepAside((busy,), tracker, poll_s=POLL_S), threading.Event(), step_chunks=8)
+    assert vectors is not None and len(embed.calls) == 3
+    assert tracker.snapshot().paused_seconds > 0  # it stepped aside after the first piece
+
+
+def test_a_batch_cancelled_part_way_gives_nothing() -> None:
+    tracker = ProgressTracker()
+    cancel = threading.Event()
+    embed = RecordingEmbed(after_call=cancel.set)
+    step_aside = StepAside((lambda: False,), tracker, poll_s=POLL_S)
+    assert embed_in_steps(embed, TEXTS, step_aside, cancel, step_chunks=8) is None
+    assert len(embed.calls) == 1
 
 
 # ---- ProgressTracker: paused time ---------------------------------------------------------------------------------
