@@ -122,17 +122,20 @@ class Bridge(QObject):
     ) -> None:
         started = time.monotonic()
         latest: list[tuple[float, str]] = []
+        showing: list[bool] = []  # set once the delay is over: from then on every update is shown
         timer = QTimer(signals)
         timer.setSingleShot(True)
 
         def show_latest() -> None:
+            showing[:] = [True]  # a coarse timer may fire a little early: the delay is over all the same
             if latest:
                 on_progress(*latest[-1])
 
         def progressed(fraction: float, text: str) -> None:
             latest[:] = [(fraction, text)]
             remaining_s = delay_s - (time.monotonic() - started)
-            if remaining_s <= 0:
+            if showing or remaining_s <= 0:
+                showing[:] = [True]
                 on_progress(fraction, text)
             elif not timer.isActive():
                 timer.start(max(1, int(remaining_s * 1000)))

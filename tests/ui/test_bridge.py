@@ -91,6 +91,37 @@ def test_progress_shows_only_for_work_slower_than_the_delay(qtbot: Any) -> None:
     assert fast == []
 
 
+class StoppedClock:
+    """Stands in for the ``time`` module in app.ui.bridge: ``monotonic()`` is whatever the test says."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+
+def test_updates_after_the_delay_timer_fired_are_shown_even_if_it_fired_early(
+    qtbot: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Qt's coarse timers may fire up to 5% early. Once the delay timer has fired, later updates (the final
+    # 100 % included) must be shown at once, not held for the few milliseconds the clock says are left.
+    import app.ui.bridge as bridge_module
+
+    clock = StoppedClock()
+    monkeypatch.setattr(bridge_module, "time", clock)
+    bridge = Bridge()
+    shown: list[float] = []
+    done: list[str] = []
+    release = threading.Event()
+    bridge.run_with_progress(_held_job(release), done.append,
+                             on_progress=lambda fraction, _step: shown.append(fraction), show_progress_after_s=0.3)
+    qtbot.waitUntil(lambda: shown == [0.25], timeout=WAIT_MS)  # the timer fired; the clock still says 0 s
+    release.set()
+    qtbot.waitUntil(lambda: done == ["slow"], timeout=WAIT_MS)
+    assert shown[-1] == 1.0 and shown == sorted(shown)
+
+
 def test_run_latest_skips_and_drops_superseded_work(qtbot: Any) -> None:
     pool = QThreadPool()
     pool.setMaxThreadCount(1)

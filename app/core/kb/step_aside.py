@@ -31,7 +31,8 @@ waits for one piece (a fraction of a second on a CPU), not for the whole batch (
 
 
 class StepAside:
-    """Called between embedding batches: waits while any of ``busy`` says the foreground is busy."""
+    """Asked before each embedding batch and between its pieces: waits while any of ``busy`` says the
+    foreground is busy."""
 
     def __init__(
         self,
