@@ -130,23 +130,30 @@ def test_four_parallel_answers(remote: RemoteEngine) -> None:
 
 def test_cancel_closes_the_connection_and_the_server_stops_generating(remote: RemoteEngine, vllm_server: str) -> None:
     base = vllm_server.removesuffix("/v1")
-    generated_before = server_metric(base, "vllm:generation_tokens_total") or 0.0
     new_tokens = 1000
-    stream = remote.submit(ChatRequest.single_prompt("Write a very long story.", greedy(new_tokens)))
-    # Wait for tokens, not text: a random-weight model's tokens may decode to little or no text.
-    deadline = time.monotonic() + 60
-    while ((server_metric(base, "vllm:generation_tokens_total") or 0.0) - generated_before < 10
-           and not stream.finished and time.monotonic() < deadline):
-        time.sleep(0.01)
-    stream.cancel()
-    assert stream.wait(5) and stream.finish_reason == "cancelled"
-    assert stream.error is None
-    deadline = time.monotonic() + 10
-    while server_metric(base, "vllm:num_requests_running") != 0 and time.monotonic() < deadline:
-        time.sleep(0.2)
-    assert server_metric(base, "vllm:num_requests_running") == 0  # the server aborted the request
-    generated = (server_metric(base, "vllm:generation_tokens_total") or 0.0) - generated_before
-    assert 10 <= generated < new_tokens  # it stopped part-way
+    generated_per_attempt: list[float] = []
+    # The server's engine runs in its own process, ahead of the HTTP writer: on a very busy machine it can
+    # finish all 1,000 tokens before the closed connection reaches it. Such an attempt shows nothing about
+    # cancelling, so it is tried again; a cancel that never reaches the server fails every attempt.
+    for _attempt in range(3):
+        generated_before = server_metric(base, "vllm:generation_tokens_total") or 0.0
+        stream = remote.submit(ChatRequest.single_prompt("Write a very long story.", greedy(new_tokens)))
+        # Wait for tokens, not text: a random-weight model's tokens may decode to little or no text.
+        deadline = time.monotonic() + 60
+        while ((server_metric(base, "vllm:generation_tokens_total") or 0.0) - generated_before < 10
+               and not stream.finished and time.monotonic() < deadline):
+            time.sleep(0.01)
+        stream.cancel()
+        assert stream.wait(5) and stream.finish_reason == "cancelled"
+        assert stream.error is None
+        deadline = time.monotonic() + 10
+        while server_metric(base, "vllm:num_requests_running") != 0 and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert server_metric(base, "vllm:num_requests_running") == 0  # nothing left running on the server
+        generated_per_attempt.append((server_metric(base, "vllm:generation_tokens_total") or 0.0) - generated_before)
+        if generated_per_attempt[-1] < new_tokens:
+            break
+    assert 10 <= generated_per_attempt[-1] < new_tokens, generated_per_attempt  # the server stopped part-way
 
 
 def test_a_wrong_key_is_reported_as_such(vllm_server: str) -> None:
