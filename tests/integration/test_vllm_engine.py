@@ -102,17 +102,23 @@ def test_four_parallel_requests_run_at_the_same_time(engine: VllmEngine) -> None
 
 
 def test_cancel_ends_the_stream_promptly_and_keeps_its_text(engine: VllmEngine) -> None:
-    generated_before = engine.metrics().tokens_generated
-    stream = engine.submit(ChatRequest.single_prompt("Write a very long story.", greedy(1000)))
-    # Wait for tokens, not text: a random-weight model's tokens may decode to little or no text.
-    deadline = time.monotonic() + 60
-    while ((engine.metrics().tokens_generated - generated_before < 10 or not stream.text)
-           and not stream.finished and time.monotonic() < deadline):
-        time.sleep(0.01)
-    assert not stream.finished, "the answer ended before it could be cancelled"
-    cancelled_at = time.monotonic()
-    stream.cancel()
-    assert stream.wait(10)
+    # vLLM's engine core runs in its own process: on a very busy machine it can finish the answer before
+    # the cancel reaches it. Such an attempt shows nothing about cancelling, so it is tried again; a
+    # cancel that never takes effect fails every attempt.
+    for _attempt in range(3):
+        generated_before = engine.metrics().tokens_generated
+        stream = engine.submit(ChatRequest.single_prompt("Write a very long story.", greedy(1000)))
+        # Wait for tokens, not text: a random-weight model's tokens may decode to little or no text.
+        deadline = time.monotonic() + 60
+        while ((engine.metrics().tokens_generated - generated_before < 10 or not stream.text)
+               and not stream.finished and time.monotonic() < deadline):
+            time.sleep(0.01)
+        assert not stream.finished, "the answer ended before it could be cancelled"
+        cancelled_at = time.monotonic()
+        stream.cancel()
+        assert stream.wait(10)
+        if stream.finish_reason == "cancelled":
+            break
     assert time.monotonic() - cancelled_at < 5  # a step is milliseconds; the rest of the answer takes far longer
     assert stream.finish_reason == "cancelled" and stream.error is None
     assert stream.text and 0 < stream.metrics.generated_tokens < 1000
