@@ -133,8 +133,9 @@ def test_cancel_closes_the_connection_and_the_server_stops_generating(remote: Re
     new_tokens = 1000
     generated_per_attempt: list[float] = []
     # The server's engine runs in its own process, ahead of the HTTP writer: on a very busy machine it can
-    # finish all 1,000 tokens before the closed connection reaches it. Such an attempt shows nothing about
-    # cancelling, so it is tried again; a cancel that never reaches the server fails every attempt.
+    # finish all 1,000 tokens before the test cancels or before the closed connection reaches it. Such an
+    # attempt shows nothing about cancelling, so it is tried again; a cancel that never reaches the server
+    # fails every attempt.
     for _attempt in range(3):
         generated_before = server_metric(base, "vllm:generation_tokens_total") or 0.0
         stream = remote.submit(ChatRequest.single_prompt("Write a very long story.", greedy(new_tokens)))
@@ -144,8 +145,11 @@ def test_cancel_closes_the_connection_and_the_server_stops_generating(remote: Re
                and not stream.finished and time.monotonic() < deadline):
             time.sleep(0.01)
         stream.cancel()
-        assert stream.wait(5) and stream.finish_reason == "cancelled"
-        assert stream.error is None
+        assert stream.wait(5) and stream.error is None
+        if stream.finish_reason != "cancelled":  # the whole answer had arrived before the cancel
+            assert stream.finish_reason == "length"
+            generated_per_attempt.append(float(new_tokens))
+            continue
         deadline = time.monotonic() + 10
         while server_metric(base, "vllm:num_requests_running") != 0 and time.monotonic() < deadline:
             time.sleep(0.2)
