@@ -8,8 +8,8 @@ from PySide6.QtWidgets import QAbstractSpinBox, QDoubleSpinBox, QWidget
 
 from app.core.config import SettingSpec
 from app.ui.i18n import follow_language
-from app.ui.settings.number_ladder import next_value
 from app.ui.settings.special_values import label_for, label_state, shows_label, special_labels, value_for_label
+from app.ui.settings.spin_steps import enabled_steps, stepped
 
 TYPED_LIMIT = 1e9
 DECIMALS = 2
@@ -54,17 +54,8 @@ class SettingDoubleSpinBox(QDoubleSpinBox):
         return super().validate(text, pos)
 
     def stepBy(self, steps: int) -> None:
-        value = self.value()
-        for _ in range(abs(steps)):
-            value = next_value(self._spec, value, 1 if steps > 0 else -1)
-        self.setValue(value)
+        self.setValue(stepped(self._spec, self.value(), steps))
         self.selectAll()
 
     def stepEnabled(self) -> QAbstractSpinBox.StepEnabledFlag:
-        flags = QAbstractSpinBox.StepEnabledFlag.StepNone
-        value = self.value()
-        if next_value(self._spec, value, 1) != value:
-            flags |= QAbstractSpinBox.StepEnabledFlag.StepUpEnabled
-        if next_value(self._spec, value, -1) != value:
-            flags |= QAbstractSpinBox.StepEnabledFlag.StepDownEnabled
-        return flags
+        return enabled_steps(self._spec, self.value())

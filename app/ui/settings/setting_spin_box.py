@@ -8,8 +8,8 @@ from PySide6.QtWidgets import QAbstractSpinBox, QSpinBox, QWidget
 
 from app.core.config import SettingSpec
 from app.ui.i18n import follow_language
-from app.ui.settings.number_ladder import next_value
 from app.ui.settings.special_values import label_for, label_state, shows_label, special_labels, value_for_label
+from app.ui.settings.spin_steps import enabled_steps, stepped
 
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 
@@ -54,17 +54,8 @@ class SettingSpinBox(QSpinBox):
         return super().validate(text, pos)
 
     def stepBy(self, steps: int) -> None:
-        value: float = self.value()
-        for _ in range(abs(steps)):
-            value = next_value(self._spec, value, 1 if steps > 0 else -1)
-        self.setValue(int(value))
+        self.setValue(int(stepped(self._spec, self.value(), steps)))
         self.selectAll()
 
     def stepEnabled(self) -> QAbstractSpinBox.StepEnabledFlag:
-        flags = QAbstractSpinBox.StepEnabledFlag.StepNone
-        value = self.value()
-        if next_value(self._spec, value, 1) != value:
-            flags |= QAbstractSpinBox.StepEnabledFlag.StepUpEnabled
-        if next_value(self._spec, value, -1) != value:
-            flags |= QAbstractSpinBox.StepEnabledFlag.StepDownEnabled
-        return flags
+        return enabled_steps(self._spec, self.value())
