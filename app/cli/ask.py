@@ -35,7 +35,7 @@ def _progress(fraction: float, step: str) -> None:
 
 
 def run_ask(args: argparse.Namespace, context: AppContext) -> int:
-    from app.core.chat.models import KnowledgeScope
+    from app.core.chat.records import KnowledgeScope
     from app.core.chat.store import ConversationStore
     from app.core.engines.manager import EngineManager
     from app.core.engines.requests import SamplingParams

@@ -4,7 +4,7 @@ Installing or removing a translator makes Qt post ``QEvent.LanguageChange`` to e
 get it on the next turn of the event loop); widgets whose ``retranslate_ui`` method re-sets their texts
 (installed with :func:`follow_language`, or called from ``changeEvent``) switch language in place, without
 losing what they show. Texts handed in from outside are a :data:`TextSource` so they can be written again;
-the core's own words come as :class:`~app.core.util.text.Text`, which :func:`render` translates.
+the core's own words come as :class:`~app.core.util.translatable.Text`, which :func:`render` translates.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pathlib import Path
 from PySide6.QtCore import QCoreApplication, QEvent, QLibraryInfo, QLocale, QObject, QTranslator, Signal
 from PySide6.QtWidgets import QAbstractButton, QDockWidget, QMainWindow, QToolButton
 
-from app.core.util.text import LAYOUT, Text
+from app.core.util.translatable import LAYOUT, Text
 
 log = logging.getLogger(__name__)
 
@@ -28,7 +28,7 @@ QT_CATALOGS = ("qtbase",)
 """Qt's own translations (standard buttons such as OK/Cancel, file dialogs)."""
 
 TextSource = str | Callable[[], str]
-"""A text handed to a widget: fixed (names, data), a core :class:`~app.core.util.text.Text` (translated by
+"""A text handed to a widget: fixed (names, data), a core :class:`~app.core.util.translatable.Text` (translated by
 :func:`render`), or a function that writes it in the current language
 (``lambda: self.tr("Loading {0}…").format(name)``), so the widget can write it again after a language switch."""
 
@@ -126,7 +126,7 @@ def duration_text(seconds: float) -> str:
 
 
 def render(text: Text | str) -> str:
-    """A core text in the current language: a :class:`~app.core.util.text.Text`'s template translated in its
+    """A core text in the current language: a :class:`~app.core.util.translatable.Text`'s template translated in its
     context, then formatted with its arguments (the Texts among them rendered the same way); a plain string
     (a name, a path, the core's untranslated English) as it is."""
     if not isinstance(text, Text):

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from app.core.chat.errors import ChatError, QuestionTooLongError
-from app.core.chat.models import KnowledgeScope
+from app.core.chat.records import KnowledgeScope
 from app.core.chat.prompt import CONTINUE_INSTRUCTION
 from app.core.chat.store import ConversationStore
 from app.core.config import Settings

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from app.core.chat.models import Passage
+from app.core.chat.records import Passage
 from app.core.chat.prompt import assemble_prompt
 from app.core.engines.metrics import RequestMetrics
 from app.core.engines.requests import ChatMessage, ChatRequest

@@ -30,7 +30,7 @@ from app.core.models import (
     TransferOptions,
     load_catalog,
 )
-from app.core.models.transfer import part_path
+from app.core.models.file_download import part_path
 from tests.fixtures.fake_hub import FakeHub, running_fake_hub
 
 REPO_ROOT = Path(__file__).resolve().parents[2]

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from app.context import AppContext
-from app.core.chat.models import Message
+from app.core.chat.records import Message
 from app.core.chat.store import ConversationStore
 from app.core.engines.requests import GREEDY, SamplingParams
 from app.ui.chat.chat_view import ChatView

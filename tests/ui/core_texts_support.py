@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from app.core.config import SETTINGS
-from app.core.util.text import Text
+from app.core.util.translatable import Text
 from tests.ui.i18n_support import english_left
 
 SETTING_VALUES = frozenset(choice.value for spec in SETTINGS for choice in spec.choices

@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.context import AppContext
-from app.core.chat.models import Citation
+from app.core.chat.records import Citation
 from app.ui.chat.chat_view import ChatView
 from app.ui.conversations.conversation_sidebar import ConversationSidebar
 from app.ui.i18n import LanguageSwitcher

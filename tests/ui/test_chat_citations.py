@@ -12,7 +12,7 @@ from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication, QWidget
 
-from app.core.chat.models import Citation
+from app.core.chat.records import Citation
 from app.ui.chat.markdown_view import is_dark
 from app.ui.theme import apply_theme
 from tests.ui.chat_support import ChatWindows, chat_of

@@ -13,7 +13,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialogButtonBox, QWidget
 
-from app.core.chat.models import KnowledgeScope
+from app.core.chat.records import KnowledgeScope
 from app.core.kb.knowledge_base import KnowledgeBase
 from app.core.kb.progress import ProgressTracker
 from app.core.services.indexing import IndexingJob

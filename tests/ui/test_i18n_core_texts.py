@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QLineEdit
 
 import tests.core.hardware.hardware_machines as machines
 from app.context import AppContext
-from app.core.chat.models import Citation
+from app.core.chat.records import Citation
 from app.core.engines.base import ModelLoadError
 from app.core.engines.selection import select_backend
 from app.core.hardware import format_report, probe_hardware

@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog, QDialogButtonBox
 
 from app.context import AppContext
-from app.core.chat.models import KnowledgeScope
+from app.core.chat.records import KnowledgeScope
 from app.core.config import spec_for
 from app.ui.chat.knowledge_scope_dialog import KnowledgeScopeDialog
 from app.ui.dialog_buttons import ButtonRole, DialogButtons

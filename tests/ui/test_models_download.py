@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from PySide6.QtWidgets import QWidget
 
-from app.core.models.transfer import part_path
+from app.core.models.file_download import part_path
 from tests.fixtures.fake_hub import FakeHub, running_fake_hub
 from tests.ui.models_support import SMALL_MACHINE, UsedModels, make_library, open_dialog
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from app.core.chat.models import Citation, Passage
+from app.core.chat.records import Citation, Passage
 
 EXCERPT_CHARS = 240
 # [2]  [1, 3]  [1-3]  [1][2]  and the full-width forms Chinese text uses: 【2】 ［2］ [1，2]

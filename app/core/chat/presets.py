@@ -6,7 +6,7 @@ import sqlite3
 
 from app.core.chat.database import DEFAULT_SYSTEM_PROMPT
 from app.core.chat.errors import ChatError, ConversationNotFoundError
-from app.core.chat.models import DEFAULT_PRESET_ID, SystemPreset
+from app.core.chat.records import DEFAULT_PRESET_ID, SystemPreset
 from app.core.chat.rows import preset_from_row
 
 _COLUMNS = "id, name, text, builtin, created_at"

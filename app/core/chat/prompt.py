@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from app.core.chat.errors import QuestionTooLongError
-from app.core.chat.models import Message, Passage, Role
-from app.core.util.text import QT_TRANSLATE_NOOP, Text
+from app.core.chat.records import Message, Passage, Role
+from app.core.util.translatable import QT_TRANSLATE_NOOP, Text
 
 SOURCES_HEADER = "Sources:"
 QUESTION_HEADER = "Question:"

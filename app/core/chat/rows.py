@@ -7,7 +7,7 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
-from app.core.chat.models import (
+from app.core.chat.records import (
     ROLES,
     Citation,
     Conversation,

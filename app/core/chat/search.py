@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from app.core.chat.models import SearchMatch
+from app.core.chat.records import SearchMatch
 from app.core.chat.rows import check_role
 from app.core.chat.segmentation import match_expression, snippet
 

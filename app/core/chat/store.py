@@ -14,7 +14,7 @@ from typing import Any
 from app.core.chat import presets as preset_rows
 from app.core.chat.database import database_path, open_database, transaction
 from app.core.chat.errors import ConversationNotFoundError
-from app.core.chat.models import (
+from app.core.chat.records import (
     Citation,
     Conversation,
     FinishReason,

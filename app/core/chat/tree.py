@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from app.core.chat.models import Message
+from app.core.chat.records import Message
 
 
 def branch_to(messages: Sequence[Message], leaf_id: str) -> list[Message]:

@@ -17,7 +17,7 @@ from app.core.config.schema import (
     ValueKind,
     setting_problem,
 )
-from app.core.util.text import QT_TRANSLATE_NOOP, Text
+from app.core.util.translatable import QT_TRANSLATE_NOOP, Text
 
 SECTIONS: tuple[SettingSection, ...] = (
     SettingSection("model", "Model", "Which language model UniDesk runs."),

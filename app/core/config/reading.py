@@ -18,7 +18,7 @@ from app.core.config.migrations import CURRENT_VERSION, migrate
 from app.core.config.schema import SettingValue, SettingValueError
 from app.core.config.settings import Settings
 from app.core.config.validation import format_value, printable, toml_text, validate_value
-from app.core.util.text import QT_TRANSLATE_NOOP, Text, listed
+from app.core.util.translatable import QT_TRANSLATE_NOOP, Text, listed
 
 CONTEXT = "SettingsFile"
 

@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from app.core.util.errors import UserFacingError
-from app.core.util.text import QT_TRANSLATE_NOOP, Text
+from app.core.util.translatable import QT_TRANSLATE_NOOP, Text
 
 SettingValue = bool | int | float | str
 """A setting's value: every setting is one TOML scalar (no lists, tables or dates)."""

@@ -8,7 +8,7 @@ from types import MappingProxyType
 from app.core.config.declarations import RULES, SETTINGS, spec_for, unknown_setting_error
 from app.core.config.schema import SettingValue, SettingValueError, same_value
 from app.core.config.validation import format_value, validate_value
-from app.core.util.text import QT_TRANSLATE_NOOP, Text, listed
+from app.core.util.translatable import QT_TRANSLATE_NOOP, Text, listed
 
 
 class Settings(Mapping[str, SettingValue]):

@@ -26,7 +26,7 @@ from app.core.config.schema import (
     same_value,
     setting_problem,
 )
-from app.core.util.text import QT_TRANSLATE_NOOP, Text, listed
+from app.core.util.translatable import QT_TRANSLATE_NOOP, Text, listed
 
 SECRET_MASK = "********"
 CONTEXT = "SettingValues"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from app.core.engines.base import BackendName, ModelLoadError
 from app.core.hardware.report import HardwareReport
-from app.core.util.text import QT_TRANSLATE_NOOP, Text
+from app.core.util.translatable import QT_TRANSLATE_NOOP, Text
 
 CONTEXT = "BackendChoice"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from app.core.hardware.report import BackendRecommendation
-from app.core.util.text import QT_TRANSLATE_NOOP, Text
+from app.core.util.translatable import QT_TRANSLATE_NOOP, Text
 
 CONTEXT = "BackendChoice"
 

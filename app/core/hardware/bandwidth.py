@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from app.core.hardware.bandwidth_table import look_up_bandwidth
 from app.core.hardware.report import BandwidthEstimate
-from app.core.util.text import QT_TRANSLATE_NOOP, Text, listed
+from app.core.util.translatable import QT_TRANSLATE_NOOP, Text, listed
 
 MIB = 1024**2
 CONTEXT = "MachineEvidence"

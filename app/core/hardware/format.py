@@ -1,12 +1,12 @@
 """Human-readable, multi-line text of a hardware report (what ``unidesk probe`` prints and the welcome page shows).
 
-The report is a Text (app.core.util.text): English to the CLI, translated in the window.
+The report is a Text (app.core.util.translatable): English to the CLI, translated in the window.
 """
 
 from __future__ import annotations
 
 from app.core.hardware.report import BandwidthEstimate, GpuInfo, HardwareReport
-from app.core.util.text import LAYOUT, QT_TRANSLATE_NOOP, Text, joined, listed
+from app.core.util.translatable import LAYOUT, QT_TRANSLATE_NOOP, Text, joined, listed
 
 GIB = 1024**3
 LABEL_WIDTH = 16

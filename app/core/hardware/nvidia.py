@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from app.core.hardware.cuda_driver import CudaDeviceRecord
 from app.core.hardware.nvml_reader import NvmlGpuRecord
 from app.core.hardware.sources import ProbeSources
-from app.core.util.text import QT_TRANSLATE_NOOP, Text
+from app.core.util.translatable import QT_TRANSLATE_NOOP, Text
 
 # NVIDIA parts whose GPU shares (or coherently addresses) the CPU's memory.
 UNIFIED_NAME_PATTERN = re.compile(

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from app.core.hardware.cpu_memory import GRACE_SOC_ID_PREFIX, CpuMemoryFacts
 from app.core.hardware.sources import ProbeSources
-from app.core.util.text import QT_TRANSLATE_NOOP, Text
+from app.core.util.translatable import QT_TRANSLATE_NOOP, Text
 
 CONTEXT = "HardwareEvidence"
 

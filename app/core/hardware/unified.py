@@ -6,7 +6,7 @@ from app.core.hardware.amd import AmdGpu
 from app.core.hardware.nvidia import NvidiaFindings, NvidiaGpu
 from app.core.hardware.report import GpuInfo, UnifiedMemoryVerdict
 from app.core.hardware.soc import SocFacts
-from app.core.util.text import QT_TRANSLATE_NOOP, Text
+from app.core.util.translatable import QT_TRANSLATE_NOOP, Text
 
 GIB = 1024**3
 CONTEXT = "MachineEvidence"

@@ -9,7 +9,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from app.core.kb.errors import KnowledgeBaseError
-from app.core.util.text import QT_TRANSLATE_NOOP, Text
+from app.core.util.translatable import QT_TRANSLATE_NOOP, Text
 
 CONTEXT = "KnowledgeBaseErrors"
 

@@ -25,7 +25,7 @@ from app.core.kb.reranker import Reranker
 from app.core.kb.retrieval import HybridSearcher, SearchOptions, SearchResult
 from app.core.kb.spaces import active_space, all_spaces
 from app.core.kb.vector_store import VectorStore
-from app.core.util.text import QT_TRANSLATE_NOOP, Text
+from app.core.util.translatable import QT_TRANSLATE_NOOP, Text
 
 CONTEXT = "KnowledgeBaseErrors"
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from app.core.kb.errors import VectorStoreError
-from app.core.util.text import QT_TRANSLATE_NOOP, Text
+from app.core.util.translatable import QT_TRANSLATE_NOOP, Text
 
 CONTEXT = "KnowledgeBaseErrors"
 

@@ -19,7 +19,7 @@ from app.core.models.hub import HubClient, RemoteFile
 from app.core.models.library import ModelLibrary
 from app.core.models.local_models import LocalModel, LocalModels, RemovedModel, models_folder
 from app.core.models.progress import DownloadProgress, DownloadState
-from app.core.models.transfer import TransferOptions
+from app.core.models.file_download import TransferOptions
 from app.core.models.units import human_size
 
 __all__ = [

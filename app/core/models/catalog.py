@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from app.core.models.catalog_parse import CONTEXT, parse_catalog_document
 from app.core.models.errors import CatalogError
-from app.core.util.text import QT_TRANSLATE_NOOP, Text, listed
+from app.core.util.translatable import QT_TRANSLATE_NOOP, Text, listed
 
 VariantFormat = Literal["gguf", "hf"]
 CATALOG_PACKAGE = "app.core.models"

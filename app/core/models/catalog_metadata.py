@@ -16,7 +16,7 @@ from app.core.planner.errors import ModelMetadataError
 from app.core.planner.hf_config import parse_hf_config
 from app.core.planner.metadata import ModelMetadata
 from app.core.planner.param_estimate import estimate_parameters, estimated_weight_bytes
-from app.core.util.text import QT_TRANSLATE_NOOP, Text
+from app.core.util.translatable import QT_TRANSLATE_NOOP, Text
 
 
 def variant_metadata(model: CatalogModel, variant: CatalogVariant) -> ModelMetadata:

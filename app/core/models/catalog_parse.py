@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from app.core.models.errors import CatalogError
-from app.core.util.text import QT_TRANSLATE_NOOP, Text
+from app.core.util.translatable import QT_TRANSLATE_NOOP, Text
 
 CATALOG_SCHEMA = 1
 _ID = re.compile(r"^[a-z0-9][a-z0-9._-]*$")

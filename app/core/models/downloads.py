@@ -15,10 +15,10 @@ from app.core.models.errors import NotEnoughDiskSpaceError
 from app.core.models.hub import HubClient, RemoteFile
 from app.core.models.local_models import LocalModel
 from app.core.models.progress import DownloadProgress, DownloadTracker, TransferCancelled, TransferControl
-from app.core.models.transfer import FetchResult, FileTransfer, TransferOptions, part_path
+from app.core.models.file_download import FetchResult, FileTransfer, TransferOptions, part_path
 from app.core.models.units import human_size
 from app.core.util.errors import UserFacingError
-from app.core.util.text import QT_TRANSLATE_NOOP, Text
+from app.core.util.translatable import QT_TRANSLATE_NOOP, Text
 
 CONTEXT = "ModelErrors"
 

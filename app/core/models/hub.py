@@ -15,7 +15,7 @@ from urllib.parse import quote, urljoin, urlsplit
 from app import __version__
 from app.core.models.checksums import Checksum, checksum_from_headers, parse_etag
 from app.core.models.errors import HubError
-from app.core.util.text import QT_TRANSLATE_NOOP, Text
+from app.core.util.translatable import QT_TRANSLATE_NOOP, Text
 
 CONTEXT = "ModelErrors"
 

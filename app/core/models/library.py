@@ -15,8 +15,8 @@ from app.core.models.errors import DownloadError
 from app.core.models.fit import FitRequest, VariantFit, fit_catalog
 from app.core.models.hub import HubClient
 from app.core.models.local_models import LocalModel, LocalModels, RemovedModel
-from app.core.models.transfer import TransferOptions
-from app.core.util.text import QT_TRANSLATE_NOOP, Text
+from app.core.models.file_download import TransferOptions
+from app.core.util.translatable import QT_TRANSLATE_NOOP, Text
 
 CONTEXT = "ModelErrors"
 

@@ -19,7 +19,7 @@ from app.core.config.paths import AppPaths
 from app.core.models.errors import LocalModelError
 from app.core.planner.errors import ModelMetadataError
 from app.core.planner.model_reader import read_model_metadata
-from app.core.util.text import QT_TRANSLATE_NOOP, Text
+from app.core.util.translatable import QT_TRANSLATE_NOOP, Text
 
 CONTEXT = "ModelErrors"
 

@@ -1,13 +1,13 @@
 """One-sentence explanations of a plan: what fits, or what does not and the nearest that does.
 
-The sentences are Texts (app.core.util.text): English to the CLI and JSON, translated in the window.
+The sentences are Texts (app.core.util.translatable): English to the CLI and JSON, translated in the window.
 """
 
 from __future__ import annotations
 
 from app.core.planner.recommend import SearchResult
 from app.core.planner.sizing import ALL_LAYERS, Sizing
-from app.core.util.text import QT_TRANSLATE_NOOP, Text
+from app.core.util.translatable import QT_TRANSLATE_NOOP, Text
 
 GIB = 1024**3
 CONTEXT = "MemoryPlan"

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.core.chat.citations import citations_for
-from app.core.chat.models import Citation, FinishReason
+from app.core.chat.records import Citation, FinishReason
 from app.core.engines.manager import EngineManager
 from app.core.engines.metrics import RequestMetrics
 from app.core.engines.stream import RequestStream

@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from app.core.chat.models import KnowledgeScope, Passage
+from app.core.chat.records import KnowledgeScope, Passage
 from app.core.chat.prompt import (
     AssembledPrompt,
     PromptMessage,

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from app.core.chat.errors import ChatError
-from app.core.chat.models import Conversation, Message
+from app.core.chat.records import Conversation, Message
 from app.core.chat.prompt import CONTINUE_INSTRUCTION, AssembledPrompt, PromptMessage, history_messages
 from app.core.chat.store import ConversationStore
 from app.core.engines.requests import SamplingParams

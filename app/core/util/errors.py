@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from app.core.util.text import QT_TRANSLATE_NOOP, Text
+from app.core.util.translatable import QT_TRANSLATE_NOOP, Text
 
 
 class UserFacingError(Exception):
     """An error whose message is shown to the user as is (CLI: one line on stderr).
 
     ``message`` says what is wrong; ``hint`` (optional) says what to do about it. Either may be a
-    :class:`~app.core.util.text.Text` (the window shows it translated). ``str(error)`` is the English
+    :class:`~app.core.util.translatable.Text` (the window shows it translated). ``str(error)`` is the English
     "message hint", itself a Text (:attr:`text`), so a window that shows ``str(error)`` can translate it.
     """
 

@@ -12,7 +12,7 @@ from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from app.core.chat.errors import ConversationNotFoundError, QuestionTooLongError
-from app.core.chat.models import Citation
+from app.core.chat.records import Citation
 from app.core.chat.prompt import ContextBudget
 from app.core.chat.store import ConversationStore
 from app.core.engines.base import NoModelLoadedError

@@ -8,7 +8,7 @@ from PySide6.QtCore import Qt, QUrl, Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu, QSizePolicy, QToolButton, QWidget
 
-from app.core.chat.models import Citation
+from app.core.chat.records import Citation
 from app.ui.i18n import follow_language, render
 
 CHIP_MAX_WIDTH = 260

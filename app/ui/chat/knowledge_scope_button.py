@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtWidgets import QToolButton, QWidget
 
-from app.core.chat.models import KnowledgeScope
+from app.core.chat.records import KnowledgeScope
 from app.core.chat.store import ConversationStore
 from app.core.util.errors import UserFacingError
 from app.ui.bridge import Bridge

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.chat.models import KnowledgeScope
+from app.core.chat.records import KnowledgeScope
 from app.core.kb.catalog import DocumentRecord
 from app.ui.chat.knowledge_scope_tree import KnowledgeScopeTree
 from app.ui.dialog_buttons import ButtonRole, DialogButtons

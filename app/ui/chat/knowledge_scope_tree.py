@@ -9,7 +9,7 @@ from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QPalette
 from PySide6.QtWidgets import QHeaderView, QTreeWidget, QTreeWidgetItem, QWidget
 
-from app.core.chat.models import KnowledgeScope
+from app.core.chat.records import KnowledgeScope
 from app.core.kb.catalog import DocumentRecord, DocumentStatus
 from app.core.kb.document_filter import folder_prefix
 from app.ui.knowledge.knowledge_texts import document_status_text, failure_detail

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from app.core.chat.models import Message
+from app.core.chat.records import Message
 
 
 @dataclass(frozen=True)

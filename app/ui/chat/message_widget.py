@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.chat.models import Citation
+from app.core.chat.records import Citation
 from app.ui.chat.citation_chip import CitationChip
 from app.ui.chat.flow_layout import FlowLayout
 from app.ui.chat.markdown_body import MarkdownBody

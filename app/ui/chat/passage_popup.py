@@ -7,7 +7,7 @@ from pathlib import Path
 from PySide6.QtCore import QPoint, Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from app.core.chat.models import Citation
+from app.core.chat.records import Citation
 from app.ui.chat.citation_chip import chip_text
 from app.ui.i18n import follow_language
 

@@ -8,7 +8,7 @@ from datetime import datetime
 from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtWidgets import QListWidgetItem
 
-from app.core.chat.models import Conversation, SearchMatch
+from app.core.chat.records import Conversation, SearchMatch
 
 ID_ROLE = Qt.ItemDataRole.UserRole
 PINNED_MARK = "★"

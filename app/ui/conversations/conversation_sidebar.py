@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.chat.models import Conversation, SearchMatch
+from app.core.chat.records import Conversation, SearchMatch
 from app.core.chat.store import ConversationStore
 from app.ui.bridge import Bridge
 from app.ui.conversations.conversation_item import (

@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import QCoreApplication
 
 from app.core.config import SettingValueError
-from app.core.util.text import QT_TRANSLATE_NOOP, Text
+from app.core.util.translatable import QT_TRANSLATE_NOOP, Text
 
 CONTEXT = "SettingsDeclaration"
 """Translation context of declared setting texts (the Chinese UI fills it in)."""

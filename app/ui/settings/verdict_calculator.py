@@ -28,7 +28,7 @@ class VerdictCalculator(QObject):
 
     verdict_ready = Signal(object)
     failed = Signal(object)
-    """Why planning failed: a ``str``, a core :class:`~app.core.util.text.Text` when the core wrote it (an object
+    """Why planning failed: a ``str``, a core :class:`~app.core.util.translatable.Text` when the core wrote it (an object
     signal: a ``str`` signal would hand on plain English and lose the Text)."""
 
     def __init__(self, services: GuiServices, parent: QObject | None = None, debounce_ms: int = DEBOUNCE_MS) -> None:

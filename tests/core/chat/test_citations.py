@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from app.core.chat.citations import citations_for, cited_numbers
-from app.core.chat.models import Passage
+from app.core.chat.records import Passage
 
 PASSAGES = (
     Passage("Bees dance.", "/docs/bees.pdf", 2, "Communication", 7),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from app.core.chat.errors import QuestionTooLongError
-from app.core.chat.models import Message, Passage
+from app.core.chat.records import Message, Passage
 from app.core.chat.prompt import (
     PromptMessage,
     answer_reserve,

@@ -11,7 +11,7 @@ import pytest
 
 from app.core.chat.database import SCHEMA_VERSION, open_database, schema_version
 from app.core.chat.errors import ChatDatabaseError, ChatError, ConversationNotFoundError
-from app.core.chat.models import Citation, KnowledgeScope
+from app.core.chat.records import Citation, KnowledgeScope
 from app.core.chat.store import ConversationStore
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from app.core.chat.models import KnowledgeScope
+from app.core.chat.records import KnowledgeScope
 from app.core.config import Settings
 from app.core.engines.manager import EngineManager
 from app.core.kb.document_filter import DocumentFilter

@@ -13,7 +13,7 @@ import pytest
 
 import tests.core.hardware.hardware_machines as machines
 from app.core.chat.errors import QuestionTooLongError
-from app.core.chat.models import Citation, source_label
+from app.core.chat.records import Citation, source_label
 from app.core.chat.prompt import assemble_prompt
 from app.core.config import Settings, SettingValueError, describe_allowed, spec_for, validate_value
 from app.core.engines.base import ModelLoadError
@@ -21,7 +21,7 @@ from app.core.engines.selection import select_backend
 from app.core.hardware import format_report, probe_hardware
 from app.core.hardware.backend import recommend_backend
 from app.core.planner import PlanRequest, plan_memory, read_model_metadata
-from app.core.util.text import LAYOUT, Text
+from app.core.util.translatable import LAYOUT, Text
 from tests.core.planner.fake_hardware import cpu_only, gb10, rtx4090
 from tests.core.planner.published_configs import LLAMA_3_1_8B, write_config
 

@@ -20,7 +20,7 @@ __all__ = ["DOCUMENT_ERROR_KINDS", "DocumentError", "parse_document"]
 Parser = Callable[[Path, str], ParsedDocument]
 
 # Format -> (module in this package, parser function). Imported on first use: this package's
-# errors and formats are imported by app.core.kb.encoding, which the parsers themselves import.
+# errors and formats are imported by app.core.kb.text_encodings, which the parsers themselves import.
 _PARSERS: Final = {
     "text": ("plain", "parse_plain_text"),
     "markdown": ("markdown", "parse_markdown"),

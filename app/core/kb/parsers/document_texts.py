@@ -1,7 +1,7 @@
 """The words of document problems (what is wrong with a file, what to do) as Texts, recognised from their English.
 
 The parsers write their problems and hints in English; :func:`document_text` finds the template among
-:data:`DOCUMENT_TEMPLATES` that reads exactly so and returns it as a :class:`~app.core.util.text.Text` with the
+:data:`DOCUMENT_TEMPLATES` that reads exactly so and returns it as a :class:`~app.core.util.translatable.Text` with the
 same English (the values in the holes kept as they are, recognised again where they are problems themselves).
 The knowledge base stores only the English of a failure, so the window recognises it again the same way.
 """
@@ -12,7 +12,7 @@ import re
 import string
 from typing import Final
 
-from app.core.util.text import QT_TRANSLATE_NOOP, Text
+from app.core.util.translatable import QT_TRANSLATE_NOOP, Text
 
 CONTEXT: Final = "DocumentErrors"
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import BinaryIO, Final
 
 from app.core.kb.documents import ParsedDocument, Section
-from app.core.kb.encoding import detect_encoding, is_wide_encoding
+from app.core.kb.text_encodings import detect_encoding, is_wide_encoding
 from app.core.kb.parsers.errors import DocumentError
 from app.core.kb.parsers.sections import build_page
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Final
 
 from app.core.kb.documents import ParsedDocument
-from app.core.kb.encoding import detect_encoding
+from app.core.kb.text_encodings import detect_encoding
 from app.core.kb.parsers.errors import DocumentError
 from app.core.kb.parsers.plain import TextFile, decode_bytes
 from app.core.kb.parsers.sections import HeadingStack, SectionCollector

@@ -1,4 +1,4 @@
-"""Export a conversation to Markdown or JSON, and import it back from JSON."""
+"""Export and import of one conversation (Markdown or JSON out, JSON back in)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from dataclasses import replace
 from typing import Any
 
 from app.core.chat.errors import ConversationNotFoundError, ImportFormatError
-from app.core.chat.models import Citation, Conversation, KnowledgeScope, Message
+from app.core.chat.records import Citation, Conversation, KnowledgeScope, Message
 from app.core.chat.rows import check_finish_reason, check_role
 from app.core.chat.store import ConversationStore, new_id
 

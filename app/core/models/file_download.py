@@ -15,7 +15,7 @@ from app.core.models.checksums import Checksum, StreamingHash
 from app.core.models.errors import ChecksumMismatchError, DownloadError
 from app.core.models.hub import HubClient, RemoteFile
 from app.core.models.progress import TransferControl
-from app.core.util.text import QT_TRANSLATE_NOOP, Text
+from app.core.util.translatable import QT_TRANSLATE_NOOP, Text
 
 CONTEXT = "ModelErrors"
 

@@ -6,7 +6,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from app.core.util.text import QT_TRANSLATE_NOOP, Text
+from app.core.util.translatable import QT_TRANSLATE_NOOP, Text
 
 Role = Literal["system", "user", "assistant"]
 ROLES: tuple[Role, ...] = ("system", "user", "assistant")

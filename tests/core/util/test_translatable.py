@@ -10,7 +10,7 @@ import pickle
 import pytest
 
 from app.core.util.errors import UserFacingError
-from app.core.util.text import LAYOUT, LIST_CONTEXT, QT_TRANSLATE_NOOP, Text, joined, listed
+from app.core.util.translatable import LAYOUT, LIST_CONTEXT, QT_TRANSLATE_NOOP, Text, joined, listed
 
 
 def test_a_text_is_its_english_and_remembers_how_it_was_made() -> None:
