@@ -1,51 +1,73 @@
-"""Reads a model's shape and tensor sizes from a GGUF file with the ``gguf`` package."""
+"""Reads a model's shape and tensor sizes from a GGUF file's header (parsed by :mod:`gguf_format`)."""
 
 from __future__ import annotations
 
+import math
 import re
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
 from app.core.planner.errors import ModelMetadataError
+from app.core.planner.gguf_format import (
+    SUPPORTED_VERSIONS,
+    GgufFormatError,
+    GgufHeader,
+    GgufTensorInfo,
+    read_gguf_header,
+)
 from app.core.planner.metadata import ModelMetadata
 from app.core.planner.swa import GGUF_DEFAULT_WINDOWS, GGUF_SWA_PATTERNS, swa_layers_from_pattern
 
 GGUF_MAGIC = b"GGUF"
-SUPPORTED_GGUF_VERSIONS = (2, 3)
+SUPPORTED_GGUF_VERSIONS = SUPPORTED_VERSIONS
 DEFAULT_CONTEXT_LENGTH = 4096
 _BLOCK_INDEX = re.compile(r"^blk\.(\d+)\.")
 _HINT = "Pick a complete .gguf model file (re-download it if it was interrupted)."
 
 
 def read_gguf_metadata(path: Path) -> ModelMetadata:
-    """Read architecture, attention shape, experts and tensor bytes from a GGUF file."""
-    import gguf
+    """Read architecture, attention shape, experts and tensor bytes from a GGUF file.
 
-    file_size = path.stat().st_size
+    The header is parsed with plain reads (:mod:`gguf_format`); nothing stays mapped or open.
+    """
     try:
-        reader = gguf.GGUFReader(path, "r")
-    except Exception as exc:  # gguf raises ValueError/IndexError/KeyError on damaged files
-        raise ModelMetadataError(_unreadable_reason(path), _HINT) from exc
-    fields = _GgufFields(reader, path)
-    tensors = [
-        (
-            str(t.name),
-            str(t.tensor_type.name).lower(),
-            int(t.n_bytes),
-            int(t.n_elements),
-            int(t.data_offset),
-            [int(d) for d in t.shape],
-        )
-        for t in reader.tensors
-    ]
+        header = read_gguf_header(path)
+    except GgufFormatError as exc:
+        raise ModelMetadataError(_unreadable_reason(path, exc), _HINT) from exc
+    except OSError as exc:
+        raise ModelMetadataError(f"{path.name} cannot be read ({_reason(exc)}).", _HINT) from exc
+    tensors = [_tensor_row(path, header, info) for info in header.tensors]
     data_end = max((offset + n_bytes for _, _, n_bytes, _, offset, _ in tensors), default=0)
-    if data_end > file_size:
+    if data_end > header.file_size:
         raise ModelMetadataError(
-            f"{path.name} is truncated: its tensors need {data_end} bytes but the file has {file_size}.",
+            f"{path.name} is truncated: its tensors need {data_end} bytes but the file has {header.file_size}.",
             _HINT,
         )
-    return _build_metadata(fields, tensors, path, file_size)
+    return _build_metadata(_GgufFields(header, path), tensors, path, header.file_size)
+
+
+def _tensor_row(path: Path, header: GgufHeader, info: GgufTensorInfo) -> tuple[str, str, int, int, int, list[int]]:
+    """(name, type name, bytes, elements, absolute data offset, shape) of one tensor."""
+    from gguf.constants import GGML_QUANT_SIZES, GGMLQuantizationType
+
+    try:
+        tensor_type = GGMLQuantizationType(info.type_id)
+        block_size, type_size = GGML_QUANT_SIZES[tensor_type]
+    except (ValueError, KeyError) as exc:
+        raise ModelMetadataError(
+            f"{path.name}: tensor {info.name} has type {info.type_id}, which this app does not know.",
+            "Update UniDesk or choose another build of the model.",
+        ) from exc
+    n_elements = math.prod(info.shape)
+    if info.shape[0] % block_size:
+        raise ModelMetadataError(
+            f"{path.name} is damaged: tensor {info.name} has {info.shape[0]} columns, not a multiple of "
+            f"{block_size} as {tensor_type.name.lower()} needs.",
+            _HINT,
+        )
+    n_bytes = n_elements // block_size * type_size
+    return info.name, tensor_type.name.lower(), n_bytes, n_elements, header.data_offset + info.offset, list(info.shape)
 
 
 def _reason(exc: Exception) -> str:
@@ -54,39 +76,29 @@ def _reason(exc: Exception) -> str:
     return text[:120]
 
 
-def _unreadable_reason(path: Path) -> str:
-    """Why GGUFReader could not parse ``path``: an unsupported version, or a cut/damaged file."""
-    with path.open("rb") as handle:
-        header = handle.read(8)
-    version = int.from_bytes(header[4:8], "little") if len(header) == 8 else None
-    if version is not None and version not in SUPPORTED_GGUF_VERSIONS:
-        return f"{path.name} uses GGUF version {version}, which this app cannot read."
-    return f"{path.name} is truncated or damaged: its GGUF header or tensor data cannot be read."
+def _unreadable_reason(path: Path, exc: GgufFormatError) -> str:
+    """Why the header could not be parsed: an unsupported version, or a cut/damaged file."""
+    if exc.version is not None and exc.version not in SUPPORTED_GGUF_VERSIONS:
+        return f"{path.name} uses GGUF version {exc.version}, which this app cannot read."
+    if exc.truncated:
+        return f"{path.name} is truncated or damaged: its GGUF header cannot be read ({_reason(exc)})."
+    return f"{path.name} is damaged: {_reason(exc)}."
 
 
 class _GgufFields:
-    """Typed access to a GGUFReader's key/value fields; bad values become ModelMetadataError."""
+    """Typed access to the parsed key/value fields; bad values become ModelMetadataError."""
 
-    def __init__(self, reader: Any, path: Path) -> None:
-        self._reader = reader
+    def __init__(self, header: GgufHeader, path: Path) -> None:
+        self._header = header
         self._path = path
 
     def raw(self, key: str) -> Any:
         """The field's value (int, float, str or list), or None when absent."""
-        field = self._reader.fields.get(key)
-        if field is None:
-            return None
-        try:
-            return field.contents()
-        except Exception as exc:
-            raise ModelMetadataError(
-                f"{self._path.name}: GGUF key {key} is unreadable ({_reason(exc)}).", _HINT
-            ) from exc
+        return self._header.value(key)
 
     def array_length(self, key: str) -> int | None:
         """Length of an array field without decoding it (e.g. the tokenizer's token list)."""
-        field = self._reader.fields.get(key)
-        return None if field is None else len(field.data)
+        return self._header.array_length(key)
 
     def integer(self, key: str) -> int | None:
         """An integer field; for per-layer arrays, the largest entry."""
@@ -100,8 +112,10 @@ class _GgufFields:
         """A field that may be a scalar or one value per layer, as a per-layer tuple."""
         value = self.raw(key)
         if isinstance(value, list) and value:
-            values = [int(v) for v in value]
-            return tuple((values + values[-1:] * n_layers)[:n_layers])
+            values = [int(v) for v in value if isinstance(v, (int, float))]
+            if values:
+                return tuple((values + values[-1:] * n_layers)[:n_layers])
+            return None
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             return (int(value),) * n_layers
         return None
