@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import functools
 import json
 import os
 import platform
@@ -68,6 +69,11 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--threads", type=int, default=os.cpu_count() or 2, help="threads for every contender")
     parser.add_argument("--dtype", choices=("q8_0", "f16"), default="q8_0", help="weights of the generated model")
     parser.add_argument("--model", type=Path, default=None, help="use this GGUF instead of the generated one")
+    parser.add_argument("--seqs", default="4", metavar="N[,N...]", help="parallel chats for 'parallel' (default 4)")
+    parser.add_argument("--kv", choices=("f16", "q8_0"), default="f16", help="KV cache type of every contender")
+    parser.add_argument("--gpu-layers", type=int, default=-1, help="layers to offload (-1: all; none on CPU builds)")
+    parser.add_argument("--prompt-tokens", type=int, default=None, help="prompt length (default 128, quick 64)")
+    parser.add_argument("--new-tokens", type=int, default=None, help="tokens per chat (default 128, quick 48)")
     return parser.parse_args(argv)
 
 
@@ -93,10 +99,13 @@ def build_plan(arguments: argparse.Namespace) -> BenchPlan:
         model_path=model_path,
         threads=arguments.threads,
         repeats=arguments.repeats or (2 if quick else 5),
-        prompt_tokens=64 if quick else 128,
-        new_tokens=48 if quick else 128,
+        prompt_tokens=arguments.prompt_tokens or (64 if quick else 128),
+        new_tokens=arguments.new_tokens or (48 if quick else 128),
         context_length=1024 if quick else 2048,
         reuse_history_tokens=700 if quick else 1500,
+        kv_cache_dtype=arguments.kv,
+        gpu_layers=arguments.gpu_layers,
+        parallel_sequences=tuple(int(n) for n in arguments.seqs.split(",") if n.strip()),
     )
 
 
@@ -131,11 +140,18 @@ def main(argv: list[str] | None = None) -> int:
     }
     shared = SharedResults()
     failures = 0
+    runs: list[tuple[str, Callable[[], dict[str, Any]]]] = []
     for name in names:
+        if name == "parallel":
+            runs += [(f"parallel_{n}", functools.partial(measure_parallel, plan, shared, n))
+                     for n in plan.parallel_sequences]
+        else:
+            runs.append((name, functools.partial(MEASUREMENTS[name], plan, shared)))
+    for name, measurement in runs:
         log(f"--- {name}")
         started = time.perf_counter()
         try:
-            result = MEASUREMENTS[name](plan, shared)
+            result = measurement()
         except Exception as error:  # one failing measurement must not hide the others' figures
             failures += 1
             result = {"error": f"{type(error).__name__}: {error}"}

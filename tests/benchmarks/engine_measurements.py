@@ -45,6 +45,8 @@ class BenchPlan:
     context_length: int
     reuse_history_tokens: int
     kv_cache_dtype: str = "f16"
+    gpu_layers: int = -1  # all layers, as the app offloads when the GPU has room
+    parallel_sequences: tuple[int, ...] = (4,)
 
     def engine_config(self, sequences: int, warm_up: bool = True) -> EngineConfig:
         return EngineConfig(
@@ -54,6 +56,7 @@ class BenchPlan:
             kv_cache_dtype=self.kv_cache_dtype,
             threads=self.threads,
             warm_up=warm_up,
+            gpu_layers=self.gpu_layers,
         )
 
 
@@ -83,6 +86,7 @@ def reference_settings(config: EngineConfig) -> ContextSettings:
         n_ubatch=min(n_batch, int(config.extra.get("n_ubatch", n_batch))),
         kv_cache_dtype=config.kv_cache_dtype,
         flash_attention=config.flash_attention,
+        gpu_layers=config.gpu_layers,
     )
 
 

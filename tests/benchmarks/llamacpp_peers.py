@@ -33,7 +33,7 @@ def _context_arguments(settings: ContextSettings) -> list[str]:
         "-ctk", settings.kv_cache_dtype,
         "-ctv", settings.kv_cache_dtype,
         "-fa", settings.flash_attention,
-        "-ngl", "0",
+        "-ngl", str(settings.gpu_layers if settings.gpu_layers >= 0 else 999),
         "-kvu" if settings.kv_unified else "-no-kvu",
     ]
 

@@ -30,6 +30,7 @@ class ContextSettings:
     n_ubatch: int = 512
     kv_cache_dtype: str = "f16"
     flash_attention: str = "auto"
+    gpu_layers: int = 0  # negative: all layers (the engine's EngineConfig.gpu_layers)
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -51,13 +52,13 @@ class LoopResult:
 class ReferenceModel:
     """One model loaded through the low-level API; contexts are made per ContextSettings."""
 
-    def __init__(self, model_path: Path) -> None:
+    def __init__(self, model_path: Path, gpu_layers: int = 0) -> None:
         import llama_cpp
 
         self._llama = llama_cpp
         llama_cpp.llama_backend_init()
         model_params = llama_cpp.llama_model_default_params()
-        model_params.n_gpu_layers = 0
+        model_params.n_gpu_layers = gpu_layers
         model = llama_cpp.llama_model_load_from_file(str(model_path).encode(), model_params)
         if not model:
             raise RuntimeError(f"llama.cpp could not load {model_path}")
@@ -164,12 +165,14 @@ class ReferenceContext:
     def run(self, prompts: Sequence[Sequence[int]], new_tokens: int) -> LoopResult:
         """Prefill every prompt (sequence i gets prompts[i]), then decode
         ``new_tokens`` tokens per sequence, one ``llama_decode`` for all sequences per step.
+        Prompts may differ in length (chats of the same text length tokenize differently).
         """
         llama = self._llama
         sequence_count = len(prompts)
-        prompt_length = len(prompts[0])
-        if sequence_count > self.settings.n_seq_max or any(len(p) != prompt_length for p in prompts):
-            raise ValueError("need at most n_seq_max prompts, all of the same length")
+        lengths = [len(prompt) for prompt in prompts]
+        prompt_length = max(lengths)
+        if not 0 < sequence_count <= self.settings.n_seq_max or min(lengths) < 1:
+            raise ValueError(f"need 1 to {self.settings.n_seq_max} non-empty prompts, got {lengths}")
         llama.llama_memory_clear(self._memory, True)
         for chain in self._samplers:
             llama.llama_sampler_reset(chain)
@@ -190,10 +193,9 @@ class ReferenceContext:
         tokens = batch.token
         positions = batch.pos
         for step in range(1, new_tokens):
-            position = prompt_length + step - 1
             for sequence in range(sequence_count):
                 tokens[sequence] = next_tokens[sequence]
-                positions[sequence] = position
+                positions[sequence] = lengths[sequence] + step - 1
             if decode(context, batch) != 0:
                 raise RuntimeError("llama_decode failed during decode")
             next_tokens = [sample(samplers[s], context, s) for s in range(sequence_count)]

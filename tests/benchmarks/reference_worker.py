@@ -80,8 +80,9 @@ class ReferenceProcess:
 
 def _serve(lines: IO[str], out: IO[str]) -> None:
     first = json.loads(lines.readline())
-    model = ReferenceModel(Path(first["model"]))
-    context = model.new_context(ContextSettings(**first["settings"]))
+    settings = ContextSettings(**first["settings"])
+    model = ReferenceModel(Path(first["model"]), settings.gpu_layers)
+    context = model.new_context(settings)
     out.write(json.dumps({"ready": True}) + "\n")
     out.flush()
     try:
