@@ -102,6 +102,15 @@ def default_thread_count() -> int:
     return max(1, min(usable, physical))
 
 
+def cpu_repacking_crashes(library: Any) -> bool:
+    """Whether to turn off llama.cpp's CPU weight repacking (``use_extra_bufts``): on CPUs with AMX,
+    llama-cpp-python 0.3.36's AMX-repacked q8_0 weights segfault in the first multi-token decode
+    (seen on a Xeon with AMX_INT8; tests/benchmarks/llamacpp_gpu_crash.py ``cpu_prefill``).
+    """
+    info = library.llama_print_system_info().decode("utf-8", errors="replace")
+    return "AMX_INT8 = 1" in info
+
+
 def check_model_file(path: Path) -> None:
     """Reject a missing, empty or non-GGUF file before llama.cpp sees it."""
     if not path.exists():
@@ -279,6 +288,8 @@ def load_native_model(
 
     progress_callback = library.llama_progress_callback(on_progress)
     model_params = library.llama_model_default_params()
+    if cpu_repacking_crashes(library):
+        model_params.use_extra_bufts = False
     model_params.n_gpu_layers = config.gpu_layers  # negative: all layers
     model_params.progress_callback = progress_callback
     with router.capture() as model_log:
