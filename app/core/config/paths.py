@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
 APP_NAME = "UniDesk"
 HOME_ENV_VAR = "UNIDESK_HOME"
+PRIVATE_FOLDER_MODE = 0o700
 
 
 @dataclass(frozen=True)
@@ -56,6 +58,17 @@ class AppPaths:
         return cls.from_platform()
 
     def ensure(self) -> AppPaths:
+        """Create the folders, readable only by the user (0700); looser existing ones are tightened."""
         for folder in (self.config_dir, self.data_dir, self.cache_dir, self.log_dir):
-            folder.mkdir(parents=True, exist_ok=True)
+            folder.mkdir(mode=PRIVATE_FOLDER_MODE, parents=True, exist_ok=True)
+            make_private(folder)
         return self
+
+
+def make_private(folder: Path) -> None:
+    """Take group and other permissions away from ``folder`` (POSIX; Windows profiles are per-user already)."""
+    if os.name == "nt":
+        return
+    mode = stat.S_IMODE(folder.stat().st_mode)
+    if mode & 0o077:
+        folder.chmod(mode & ~0o077 | 0o700)

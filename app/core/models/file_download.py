@@ -15,6 +15,7 @@ from app.core.models.checksums import Checksum, StreamingHash
 from app.core.models.errors import ChecksumMismatchError, DownloadError
 from app.core.models.hub import HubClient, RemoteFile
 from app.core.models.progress import TransferControl
+from app.core.util.file_lock import open_locked, unlock_and_remove
 from app.core.util.translatable import QT_TRANSLATE_NOOP, Text
 
 CONTEXT = "ModelErrors"
@@ -60,6 +61,11 @@ def part_path(destination: Path) -> Path:
     return destination.with_name(destination.name + PART_SUFFIX)
 
 
+def lock_path(destination: Path) -> Path:
+    """The lock held while ``destination`` is being downloaded."""
+    return destination.with_name(destination.name + PART_SUFFIX + ".lock")
+
+
 class FileTransfer:
     """Fetches ``remote`` to ``destination``; ``on_bytes(n)`` for received bytes, ``on_resumed(n)``
     for bytes reused from an earlier ``.part``, ``on_discarded(n)`` for counted bytes thrown away
@@ -88,7 +94,24 @@ class FileTransfer:
         self._received = 0
 
     def run(self) -> FetchResult:
-        """Download (or finish) the file and verify it; raises DownloadError/HubError with clear messages."""
+        """Download (or finish) the file and verify it; raises DownloadError/HubError with clear messages.
+
+        The ``.part`` file is locked (``<name>.part.lock``) meanwhile: a second process downloading the
+        same file is refused instead of appending to it too."""
+        lock = open_locked(lock_path(self.destination))
+        if lock is None:
+            raise DownloadError(
+                Text(CONTEXT, QT_TRANSLATE_NOOP(
+                    "ModelErrors", "{0} is already being downloaded by another UniDesk process."),
+                     (self.destination.name,)),
+                Text(CONTEXT, QT_TRANSLATE_NOOP("ModelErrors", "Let that download finish, then try again.")),
+            )
+        try:
+            return self._run_locked()
+        finally:
+            unlock_and_remove(lock, lock_path(self.destination))
+
+    def _run_locked(self) -> FetchResult:
         size = self.remote.size
         if self.destination.is_file() and (size is None or self.destination.stat().st_size == size):
             existing = self.destination.stat().st_size

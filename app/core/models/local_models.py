@@ -8,6 +8,7 @@ import logging
 import os
 import re
 import shutil
+import tempfile
 import threading
 import time
 from dataclasses import asdict, dataclass
@@ -241,9 +242,20 @@ class LocalModels:
             return ()
 
     def _save(self, models: list[LocalModel]) -> None:
-        """Write the registry atomically (temporary file, then rename)."""
+        """Write the registry atomically (a uniquely named temporary file, synced, then renamed over it)."""
         self.registry_file.parent.mkdir(parents=True, exist_ok=True)
         document = {"version": REGISTRY_VERSION, "models": [model.to_dict() for model in models]}
-        temporary = self.registry_file.with_name(self.registry_file.name + ".tmp")
-        temporary.write_text(json.dumps(document, indent=1, ensure_ascii=False), encoding="utf-8")
-        os.replace(temporary, self.registry_file)
+        text = json.dumps(document, indent=1, ensure_ascii=False)
+        # A name of its own for each write, so two writers never share (and tear) one temporary file.
+        descriptor, temporary = tempfile.mkstemp(prefix=self.registry_file.name + ".", suffix=".tmp",
+                                                 dir=self.registry_file.parent)
+        try:
+            with os.fdopen(descriptor, "w", encoding="utf-8") as file:
+                file.write(text)
+                file.flush()
+                os.fsync(file.fileno())
+            os.replace(temporary, self.registry_file)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
+            raise
