@@ -4,16 +4,24 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from app.cli.common import CommandHandler, Subparsers, print_json
 from app.context import AppContext
 from app.core.util.errors import UserFacingError
+
+if TYPE_CHECKING:
+    from app.core.hardware.report import HardwareReport
+
+MACHINE_HELP = "a built-in machine (probe --list-machines names them, e.g. dgx-spark) or a file saved with probe --json"
 
 
 def register(subparsers: Subparsers) -> dict[str, CommandHandler]:
     probe = subparsers.add_parser("probe", help="hardware facts, unified-memory verdict, bandwidth, backend")
     probe.add_argument("--json", action="store_true", help="print one JSON document")
     probe.add_argument("--no-measure", action="store_true", help="skip the short memory-bandwidth measurement")
+    probe.add_argument("--machine", metavar="NAME|FILE", help=MACHINE_HELP + " (show it instead of this computer)")
+    probe.add_argument("--list-machines", action="store_true", help="list the built-in machine profiles and exit")
 
     plan = subparsers.add_parser("plan", help="memory plan for a model on this machine")
     plan.add_argument("model", help="a .gguf file, a Hugging Face model folder or a config.json")
@@ -21,14 +29,38 @@ def register(subparsers: Subparsers) -> dict[str, CommandHandler]:
     plan.add_argument("--seqs", type=int, metavar="N", help="parallel chats (default: settings)")
     plan.add_argument("--kv-dtype", metavar="T", help="KV-cache type: auto, f16, bf16, f32, q8_0, q4_0, fp8")
     plan.add_argument("--backend", choices=["auto", "vllm", "llamacpp"], help="engine to plan for")
+    plan.add_argument("--machine", metavar="NAME|FILE", help=MACHINE_HELP + " (plan for it instead of this computer)")
     plan.add_argument("--json", action="store_true", help="print one JSON document")
     return {"probe": run_probe, "plan": run_plan}
 
 
-def run_probe(args: argparse.Namespace, context: AppContext) -> int:
-    from app.core.hardware import format_report, probe_hardware
+def target_machine(name_or_file: str | None, *, measure_bandwidth: bool = True) -> HardwareReport:
+    """The machine to plan for: a built-in profile, a saved ``probe --json`` file, or (None) this computer."""
+    if name_or_file:
+        from app.core.hardware.machine_profiles import machine_report
 
-    report = probe_hardware(measure_bandwidth=not args.no_measure)
+        return machine_report(name_or_file)
+    from app.core.hardware import probe_hardware
+
+    return probe_hardware(measure_bandwidth=measure_bandwidth)
+
+
+def _list_machines() -> int:
+    from app.core.hardware.machine_profiles import machine_profiles
+
+    for profile in machine_profiles():
+        print(f"{profile.id:<22} {profile.title}")
+        for source in profile.sources:
+            print(f"{'':<24}source: {source}")
+    return 0
+
+
+def run_probe(args: argparse.Namespace, context: AppContext) -> int:
+    from app.core.hardware import format_report
+
+    if args.list_machines:
+        return _list_machines()
+    report = target_machine(args.machine, measure_bandwidth=not args.no_measure)
     if args.json:
         print_json(report.to_dict())
     else:
@@ -37,7 +69,6 @@ def run_probe(args: argparse.Namespace, context: AppContext) -> int:
 
 
 def run_plan(args: argparse.Namespace, context: AppContext) -> int:
-    from app.core.hardware import probe_hardware
     from app.core.planner import format_plan, plan_memory, read_model_metadata
     from app.core.planner.from_settings import plan_request_from_settings
     from app.core.planner.request import BackendChoice
@@ -48,7 +79,7 @@ def run_plan(args: argparse.Namespace, context: AppContext) -> int:
     if args.seqs is not None and args.seqs <= 0:
         raise UserFacingError(f"--seqs must be at least 1, not {args.seqs}.")
     model = read_model_metadata(Path(args.model))
-    hardware = probe_hardware()
+    hardware = target_machine(args.machine)
     chosen = args.backend or settings.str_value("engine.backend")
     backend: BackendChoice
     if chosen in ("vllm", "llamacpp"):

@@ -11,6 +11,7 @@ from enum import Enum
 from pathlib import Path
 
 from app.core.config import Settings
+from app.core.engines.admission import AdmissionGate
 from app.core.engines.base import (
     BackendName,
     Engine,
@@ -101,6 +102,8 @@ class EngineManager:
         self._status = ManagerStatus(ManagerState.EMPTY)
         self._streams_lock = threading.Lock()
         self._open_streams: list[RequestStream] = []
+        self.admission = AdmissionGate()
+        """Open unless something (the memory guardian) paused new requests; ``submit`` then refuses with its reason."""
 
     # ---- lifecycle ---------------------------------------------------------------------
     def load(
@@ -217,6 +220,7 @@ class EngineManager:
         return engine
 
     def submit(self, request: ChatRequest) -> RequestStream:
+        self.admission.check()
         stream = self._require_engine().submit(request)
         with self._streams_lock:
             self._open_streams = [open_stream for open_stream in self._open_streams if not open_stream.finished]

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Literal
 
 from app.core.engines.metrics import EngineMetrics, RequestMetrics
-from app.core.hardware.cpu_memory import parse_meminfo
+from app.core.hardware.live_memory import view_from_meminfo
 from app.core.hardware.report import HardwareReport
 from app.core.planner import (
     MemoryPlan,
@@ -18,7 +18,9 @@ from app.core.planner import (
     decode_tokens_per_second_bound,
 )
 
-SegmentKey = Literal["app", "weights", "kv_used", "kv_reserved", "compute", "runtime", "embedder", "other", "free"]
+SegmentKey = Literal[
+    "app", "weights", "kv_used", "kv_reserved", "compute", "runtime", "embedder", "other", "cache", "free"
+]
 PoolKey = Literal["system", "unified", "gpu"]
 ENGINE_CHILD_RSS_KEY = "engine_process_rss_bytes"
 """``EngineMetrics.extra`` key under which a backend with child processes (vLLM) reports their RSS."""
@@ -30,6 +32,7 @@ class MemoryReadings:
     """Live memory facts, read a few times a second (all bytes).
 
     ``ram_available_bytes`` is ``MemAvailable`` on Linux (the truth on unified memory);
+    ``page_cache_bytes`` the file pages cached by the OS (reclaimable: part of what is available);
     ``gpu_*`` are NVML's figures summed over discrete NVIDIA GPUs, ``None`` where NVML cannot say.
     """
 
@@ -39,6 +42,7 @@ class MemoryReadings:
     engine_child_rss_bytes: int = 0
     gpu_total_bytes: int | None = None
     gpu_used_bytes: int | None = None
+    page_cache_bytes: int = 0
 
 
 @dataclass(frozen=True)
@@ -171,11 +175,11 @@ def read_memory(
     """Read RAM (``/proc/meminfo`` on Linux, psutil elsewhere), this process's RSS and, if given, GPU memory."""
     import psutil
 
-    total, available = 0, 0
+    total, available, page_cache = 0, 0, 0
     if sys.platform.startswith("linux"):
         try:
-            values = parse_meminfo(meminfo_path.read_text(encoding="utf-8", errors="replace"))
-            total, available = values.get("MemTotal", 0), values.get("MemAvailable", 0)
+            view = view_from_meminfo(meminfo_path.read_text(encoding="utf-8", errors="replace"))
+            total, available, page_cache = view.total_bytes, view.available_bytes, view.page_cache_bytes
         except OSError:
             pass
     if not total:
@@ -189,6 +193,7 @@ def read_memory(
         engine_child_rss_bytes=engine_child_rss_bytes,
         gpu_total_bytes=gpu[0] if gpu else None,
         gpu_used_bytes=gpu[1] if gpu else None,
+        page_cache_bytes=page_cache,
     )
 
 
@@ -231,11 +236,13 @@ def _fit(pool: PoolKey, total: int, segments: list[MemorySegment]) -> MemoryBarR
 def _system_bar(
     pool: PoolKey, readings: MemoryReadings, app_segments: tuple[MemorySegment, ...]
 ) -> MemoryBarReading:
-    """RAM as one bar: UniDesk's parts, other programs (measured), free.
+    """RAM as one bar: UniDesk's parts, other programs (measured), page cache, free.
 
     Other programs = used RAM minus what UniDesk's processes hold. When UniDesk holds more than its
-    parts say (the Python/Qt runtime, caches), the surplus is shown as runtime; free is capped at
-    MemAvailable and at what is left once the planned parts are fully resident.
+    parts say (the Python/Qt runtime, caches), the surplus is shown as runtime; what is available is
+    capped at MemAvailable and at what is left once the planned parts are fully resident. The page
+    cache is part of what is available (the OS reclaims it on demand), so it is shown on its own,
+    inside the available part, rather than as used memory.
     """
     total = readings.ram_total_bytes
     used = max(0, total - readings.ram_available_bytes)
@@ -246,8 +253,10 @@ def _system_bar(
         segments.append(MemorySegment("runtime" if planned else "app", held - planned))
     other = max(0, used - held)
     shown_app = max(planned, held)
-    free = max(0, min(readings.ram_available_bytes, total - shown_app - other))
-    return _fit(pool, total, [*_merge(segments), MemorySegment("other", other), MemorySegment("free", free)])
+    available = max(0, min(readings.ram_available_bytes, total - shown_app - other))
+    cache = min(max(0, readings.page_cache_bytes), available)
+    return _fit(pool, total, [*_merge(segments), MemorySegment("other", other), MemorySegment("cache", cache),
+                              MemorySegment("free", available - cache)])
 
 
 def _merge(segments: list[MemorySegment]) -> list[MemorySegment]:

@@ -20,6 +20,7 @@ SEGMENT_COLORS: dict[SegmentKey, str] = {
     "runtime": "#8e24aa",
     "embedder": "#c0ca33",
     "other": "#9e9e9e",
+    "cache": "#cfd8dc",
     "free": "#e0e0e0",
 }
 SEGMENT_ORDER: tuple[SegmentKey, ...] = tuple(SEGMENT_COLORS)
@@ -59,6 +60,7 @@ def segment_name(key: SegmentKey) -> str:
         "runtime": QCoreApplication.translate("Gauges", "Runtime"),
         "embedder": QCoreApplication.translate("Gauges", "Embedding model"),
         "other": QCoreApplication.translate("Gauges", "Other programs"),
+        "cache": QCoreApplication.translate("Gauges", "Page cache (reclaimable, counted as free)"),
         "free": QCoreApplication.translate("Gauges", "Free"),
     }
     return names[key]

@@ -157,3 +157,29 @@ def test_meminfo_is_what_linux_reads(tmp_path: Path) -> None:
     readings = read_memory(meminfo_path=fake)
     assert readings.ram_total_bytes == 8_000_000 * 1024
     assert readings.ram_available_bytes == 3_000_000 * 1024
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/meminfo"), reason="Linux reads /proc/meminfo")
+def test_the_page_cache_is_read_from_the_file_lists(tmp_path: Path) -> None:
+    fake = tmp_path / "meminfo"
+    fake.write_text(
+        "MemTotal: 8000000 kB\nMemAvailable: 5000000 kB\nCached: 4200000 kB\nShmem: 200000 kB\n"
+        "Active(file): 1000000 kB\nInactive(file): 3000000 kB\n", encoding="utf-8")
+    assert read_memory(meminfo_path=fake).page_cache_bytes == 4_000_000 * 1024
+
+
+def test_the_page_cache_is_shown_as_reclaimable_not_as_used() -> None:
+    # 16 GiB, 10 GiB available of which 7 GiB is page cache (the model file just read): the cache is
+    # its own segment inside the available part; other programs are not charged for it.
+    readings = dataclasses.replace(_readings(available_gib=10, rss_mib=300), page_cache_bytes=7 * GIB)
+    (bar,) = build_memory_bars(readings, None, None, cpu_only())
+    assert bar.segment_bytes("cache") == 7 * GIB
+    assert bar.segment_bytes("free") == 3 * GIB
+    assert bar.segment_bytes("other") == 6 * GIB - 300 * MIB
+    assert sum(segment.bytes for segment in bar.segments) == bar.total_bytes
+
+
+def test_page_cache_beyond_what_is_available_is_capped() -> None:
+    readings = dataclasses.replace(_readings(available_gib=2, rss_mib=300), page_cache_bytes=9 * GIB)
+    (bar,) = build_memory_bars(readings, None, None, cpu_only())
+    assert bar.segment_bytes("cache") == 2 * GIB and bar.segment_bytes("free") == 0

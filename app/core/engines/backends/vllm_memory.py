@@ -3,11 +3,77 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from app.core.engines.backends.vllm_guard import ProcessIdentity, descendants, is_alive
-from app.core.engines.unified_memory import EnginePool, PoolKind
+from app.core.engines.base import ModelLoadError
+from app.core.engines.unified_memory import (
+    GIB,
+    EnginePool,
+    PoolKind,
+    check_memory_claim,
+    refusal_error,
+    require_safe_utilization,
+)
+from app.core.planner.compute import VLLM_DEVICE_OVERHEAD_BYTES
+
+DEFAULT_RESERVE_BYTES = 4 * GIB
+NOT_ENOUGH_MEMORY_HINT = "Use a shorter context or fewer parallel chats, or close other programs."
+STARTUP_CHECK_UTILIZATION = 0.01
+"""``gpu_memory_utilization`` given with a KV cache sized in bytes. vLLM then sizes nothing by the fraction:
+it only compares ``fraction x total`` with the free memory CUDA reports at start-up, a figure that on
+unified memory leaves out the page cache (vllm #48140). The real check is :func:`size_kv_cache`'s, against
+``MemAvailable``; a small fraction keeps vLLM's own from refusing a start the pool can afford."""
+
+
+@dataclass(frozen=True)
+class KvCacheSizing:
+    """How vLLM's KV cache is sized: in bytes (``kv_cache_memory_bytes``), or as a fraction of a device pool.
+
+    ``claimed_bytes`` is what the engine takes from the pool (weights + KV + activations + device overhead
+    on the bytes path; the fraction of the pool otherwise); ``left_free_bytes`` what stays for everyone else.
+    """
+
+    kv_cache_memory_bytes: int | None
+    gpu_memory_utilization: float | None
+    claimed_bytes: int
+    left_free_bytes: int
+
+
+def size_kv_cache(
+    pool: EnginePool,
+    *,
+    weights_bytes: int,
+    kv_cache_bytes: int | None,
+    activation_bytes: int = 0,
+    reserve_bytes: int = DEFAULT_RESERVE_BYTES,
+    embedder_bytes: int = 0,
+    requested_utilization: float | None = None,
+) -> KvCacheSizing:
+    """Decide how vLLM sizes its KV cache on ``pool`` and refuse (ModelLoadError) what leaves less than the reserve.
+
+    Where the engine shares system memory (vLLM's CPU build; GB10, Jetson, GH200 as unified) and the plan
+    gave its KV bytes (``kv_cache_bytes``), the KV cache is those bytes exactly, whatever CUDA reports as
+    free; the claim (weights + KV + activations + device overhead, plus the host processes and the
+    embedder) must leave ``reserve_bytes`` of ``MemAvailable``. On a discrete device pool, vLLM's fraction
+    sizes it (``requested_utilization``, or the largest safe one), checked as before.
+    """
+    if pool.kind == "device" or (pool.kind == "unified" and not kv_cache_bytes):
+        utilization = require_safe_utilization(pool, requested_utilization, reserve_bytes, other_bytes=embedder_bytes)
+        check = check_memory_claim(pool, round(utilization * pool.total_bytes), reserve_bytes,
+                                   other_bytes=embedder_bytes)
+        return KvCacheSizing(None, utilization, check.claimed_bytes, check.left_free_bytes)
+    kv_bytes = kv_cache_bytes or 0
+    device_overhead = 0 if pool.kind == "cpu" else VLLM_DEVICE_OVERHEAD_BYTES
+    claimed = weights_bytes + kv_bytes + activation_bytes + device_overhead
+    check = check_memory_claim(pool, claimed, reserve_bytes, other_bytes=embedder_bytes)
+    if not check.safe:  # the fraction is not what sizes it here: the hint names what does
+        refused = refusal_error(check, f"The model with a {kv_bytes / GIB:.1f} GiB KV cache")
+        raise ModelLoadError(refused.message, NOT_ENOUGH_MEMORY_HINT, cause="out_of_memory")
+    startup = None if pool.kind == "cpu" else STARTUP_CHECK_UTILIZATION
+    return KvCacheSizing(kv_bytes or None, startup, check.claimed_bytes, check.left_free_bytes)
 
 
 def live_engine_pool(on_cpu: bool, kind_hint: str | None = None) -> EnginePool:
