@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 from app import __version__
 from app.cli import add_commands, run_command
+from app.cli.global_options import accept_global_options_after_commands, add_global_options
 from app.context import AppContext
 from app.core.config import SettingsStore
 from app.core.config.paths import AppPaths
@@ -26,13 +27,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="UniDesk: a private AI assistant. With no command, opens the window.",
     )
     parser.add_argument("--version", action="version", version=f"UniDesk {__version__}")
-    parser.add_argument(
-        "--home",
-        metavar="DIR",
-        help="keep all settings, data, caches and logs under DIR (default: $UNIDESK_HOME or the system's folders)",
-    )
-    parser.add_argument("--verbose", "-v", action="store_true", help="also print the log on the console")
+    add_global_options(parser)
     add_commands(parser)
+    accept_global_options_after_commands(parser)
     return parser
 
 

@@ -132,6 +132,19 @@ def test_unidesk_home_environment_variable_is_honoured(tmp_path: Path) -> None:
     assert Path(result.stdout.strip()) == (tmp_path / "config" / "settings.toml").resolve()
 
 
+def test_global_options_are_accepted_after_the_command(tmp_path: Path) -> None:
+    """``unidesk settings path --home DIR``, as the README promises, not only ``--home DIR settings path``."""
+    environment = dict(os.environ)
+    environment.pop("UNIDESK_HOME", None)
+    result = subprocess.run(
+        [sys.executable, "-m", "app", "settings", "path", "--home", str(tmp_path), "--verbose"],
+        cwd=REPO_ROOT, capture_output=True, text=True, timeout=60, env=environment,
+    )
+    assert result.returncode == 0, result.stderr
+    assert Path(result.stdout.strip()) == (tmp_path / "config" / "settings.toml").resolve()
+    assert "app.main" in result.stderr  # --verbose after the command printed the log on the console
+
+
 def test_closed_pipe_ends_quietly(tmp_path: Path) -> None:
     """``unidesk kb list | head -1``: when the reader has gone, no traceback and no error line."""
     environment = dict(os.environ)

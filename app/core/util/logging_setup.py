@@ -1,4 +1,4 @@
-"""Logging: a rotating file under the app's log folder, and the console when ``--verbose``."""
+"""Logging: a rotating file under the app's log folder at INFO; DEBUG, and the console too, when ``--verbose``."""
 
 from __future__ import annotations
 
@@ -14,7 +14,9 @@ _HANDLER_MARK = "_unidesk_handler"
 
 
 def configure_logging(log_dir: Path, *, verbose: bool = False) -> Path:
-    """Send all UniDesk logs to ``log_dir/unidesk.log`` (rotated); also to stderr when verbose.
+    """Send UniDesk's logs to ``log_dir/unidesk.log`` (rotated) at INFO; with ``verbose``, at DEBUG and to stderr.
+
+    INFO keeps the file small for bug reports (llama.cpp's own chatter is DEBUG).
 
     Calling it again replaces the handlers it installed earlier (tests, a second ``main``).
     Returns the log file path.
@@ -29,7 +31,8 @@ def configure_logging(log_dir: Path, *, verbose: bool = False) -> Path:
     file_handler = logging.handlers.RotatingFileHandler(
         log_file, maxBytes=LOG_FILE_MAX_BYTES, backupCount=LOG_FILE_BACKUPS, encoding="utf-8"
     )
-    file_handler.setLevel(logging.DEBUG)
+    level = logging.DEBUG if verbose else logging.INFO
+    file_handler.setLevel(level)
     file_handler.setFormatter(logging.Formatter(_FORMAT))
     setattr(file_handler, _HANDLER_MARK, True)
     root.addHandler(file_handler)
@@ -41,8 +44,8 @@ def configure_logging(log_dir: Path, *, verbose: bool = False) -> Path:
         setattr(console, _HANDLER_MARK, True)
         root.addHandler(console)
 
-    root.setLevel(logging.DEBUG)
-    # Chatty third-party loggers stay at INFO in the file.
+    root.setLevel(level)
+    # Chatty third-party loggers stay at INFO even when verbose.
     for noisy in ("urllib3", "filelock", "httpx", "httpcore", "asyncio"):
         logging.getLogger(noisy).setLevel(logging.INFO)
     return log_file

@@ -41,3 +41,19 @@ def test_verbose_adds_a_console_handler_and_reconfiguring_does_not_duplicate(tmp
     handlers = _our_handlers()
     assert len(handlers) == 2
     assert any(type(h) is logging.StreamHandler for h in handlers)
+
+
+def test_the_file_keeps_info_and_leaves_debug_out_unless_verbose(tmp_path: Path) -> None:
+    log_file = configure_logging(tmp_path)
+    logging.getLogger("app.test").debug("a debug detail")
+    logging.getLogger("app.test").info("an info line")
+    for handler in _our_handlers():
+        handler.flush()
+    text = log_file.read_text(encoding="utf-8")
+    assert "an info line" in text and "a debug detail" not in text
+
+    configure_logging(tmp_path, verbose=True)
+    logging.getLogger("app.test").debug("a verbose detail")
+    for handler in _our_handlers():
+        handler.flush()
+    assert "a verbose detail" in log_file.read_text(encoding="utf-8")
