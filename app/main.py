@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from app import __version__
 from app.cli import add_commands, run_command
 from app.cli.global_options import accept_global_options_after_commands, add_global_options
+from app.cli.home_access import claim_home_for_window, command_lock
 from app.context import AppContext
 from app.core.config import SettingsStore
 from app.core.config.paths import AppPaths
@@ -52,23 +53,28 @@ def start_gui(context: AppContext) -> int:
     from app.core.engines.manager import EngineManager
     from app.core.hardware import probe_hardware
     from app.ui.application import run_gui
+    from app.ui.damaged_database import open_or_recover
     from app.ui.state.gui_services import GuiServices
     from app.ui.state.live_settings import LiveSettings
     from app.ui.state.machine_facts import MachineFacts
 
-    live_settings = LiveSettings(context.settings)
-    machine = MachineFacts(probe_hardware)
-    manager = EngineManager(machine.current, live_settings.get)
-    try:
-        services = GuiServices(manager, live_settings, machine).with_chat(context.paths)
-    except UserFacingError as error:  # the conversations file cannot be opened
-        print(f"unidesk: error: {error}", file=sys.stderr)
-        return 1
-    try:
-        return run_gui(context, services)
-    finally:
-        if services.chat is not None:
-            services.chat.close()
+    claim = claim_home_for_window(context.paths)  # one window per home; a second one raises the first
+    if claim.lock is None:
+        return claim.exit_code
+    with claim.lock:
+        live_settings = LiveSettings(context.settings)
+        machine = MachineFacts(probe_hardware)
+        manager = EngineManager(machine.current, live_settings.get)
+        # A damaged conversations file gets a dialog (move it aside, start fresh); other failures are shown.
+        services = open_or_recover(lambda: GuiServices(manager, live_settings, machine).with_chat(context.paths),
+                                   context.paths)
+        if services is None:
+            return 1
+        try:
+            return run_gui(context, services)
+        finally:
+            if services.chat is not None:
+                services.chat.close()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -83,7 +89,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         return start_gui(context)
     try:
-        return run_command(args, context)
+        with command_lock(args, context.paths):
+            return run_command(args, context)
     except UserFacingError as error:
         log.warning("command %s failed: %s", args.command, error)
         print(f"unidesk: error: {error}", file=sys.stderr)

@@ -12,8 +12,8 @@ from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from app.core.chat.errors import ConversationNotFoundError, QuestionTooLongError
-from app.core.chat.records import Citation
 from app.core.chat.prompt import ContextBudget
+from app.core.chat.records import Citation
 from app.core.chat.store import ConversationStore
 from app.core.engines.base import NoModelLoadedError
 from app.core.engines.requests import SamplingParams
@@ -26,6 +26,7 @@ from app.ui.chat.composer import Composer
 from app.ui.chat.context_meter import ContextMeter
 from app.ui.chat.context_preview import ContextPreview
 from app.ui.chat.knowledge_scope_button import KnowledgeScopeButton
+from app.ui.chat.link_check import LinkConfirmer, ask_before_opening, open_checked
 from app.ui.chat.message_entries import entries_for
 from app.ui.chat.message_list import MessageList
 from app.ui.chat.passage_popup import PassagePopup
@@ -35,7 +36,6 @@ from app.ui.i18n import follow_language, render
 log = logging.getLogger(__name__)
 
 UrlOpener = Callable[[QUrl], bool]
-OPENABLE_SCHEMES = ("http", "https", "file", "mailto")
 
 
 class ChatView(QWidget):
@@ -62,6 +62,7 @@ class ChatView(QWidget):
         self.store = store
         self.session = session
         self.open_url = open_url
+        self.confirm_link: LinkConfirmer = ask_before_opening(self)
         self.sampling: SamplingParams | None = None
         """Sampling for new answers (None: from the settings)."""
         self.conversation_id: str | None = None
@@ -365,8 +366,9 @@ class ChatView(QWidget):
         self.passage_popup.show_citation(citation, at)
 
     def _open_link(self, url: QUrl) -> None:
-        if url.scheme() in OPENABLE_SCHEMES:
-            self.open_url(url)
+        """A link in an answer (written by a model, perhaps from an injected document): web links only, and
+        only once the user has seen the address."""
+        open_checked(url, self.confirm_link, self.open_url)
 
     # ---- shutdown --------------------------------------------------------------------------
     def shutdown(self, timeout_s: float = 3.0) -> None:
