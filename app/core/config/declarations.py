@@ -266,6 +266,13 @@ SETTINGS: tuple[SettingSpec, ...] = (
         advanced=True,
     ),
     SettingSpec(
+        "kb.ocr", BOOL, True, "Recognise scanned pages",
+        "Read the text of scanned PDF pages and of pictures (PNG, JPEG) you add, with text "
+        "recognition (OCR) for Chinese and English that runs on this computer. It runs in the "
+        "background and takes about a second per page. Off: such pages are left out.",
+        group="Indexing",
+    ),
+    SettingSpec(
         "kb.pause_while_answering", BOOL, True, "Pause indexing while answering",
         "While an answer is being written (in the window or through the local API), indexing waits "
         "between batches so the answer is not slowed down; it carries on when the answer is done.",

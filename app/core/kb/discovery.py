@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from app.core.kb.parsers.formats import BINARY_EXTENSIONS, extension_of, format_for_path
+from app.core.kb.parsers.formats import BINARY_EXTENSIONS, IMAGE_EXTENSIONS, extension_of, format_for_path
 
 ProblemCallback = Callable[[Path, str], None]
 
@@ -29,6 +29,8 @@ class IgnoreRules:
     skip_hidden: bool = True
     skipped_folders: frozenset[str] = DEFAULT_SKIPPED_FOLDERS
     skipped_extensions: frozenset[str] = BINARY_EXTENSIONS
+    scan_skipped_extensions: frozenset[str] = IMAGE_EXTENSIONS
+    """Taken when named, skipped in folder scans: pictures (read by OCR) are mostly icons and screenshots there."""
     follow_symlinks: bool = True
 
 
@@ -150,7 +152,10 @@ class _Scan:
                 return None, None  # a link back into a folder already walked
             self.seen_folders.add(identity)
             return path, None
-        if not stat.S_ISREG(info.st_mode) or extension_of(path) in self.rules.skipped_extensions:
+        extension = extension_of(path)
+        if not stat.S_ISREG(info.st_mode) or extension in self.rules.skipped_extensions or (
+            extension in self.rules.scan_skipped_extensions
+        ):
             return None, None
         return None, self._file(path, info)
 

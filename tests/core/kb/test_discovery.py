@@ -69,13 +69,13 @@ def test_explicit_paths_are_taken_even_when_a_folder_scan_would_skip_them(tmp_pa
     problems: list[tuple[Path, str]] = []
     found = list(
         discover_files(
-            [tmp_path / ".secret.txt", tmp_path / "build", tmp_path / "docs/image.png", tmp_path / "nope.txt"],
+            [tmp_path / ".secret.txt", tmp_path / "build", tmp_path / "docs/model.gguf", tmp_path / "nope.txt"],
             on_problem=lambda path, problem: problems.append((path, problem)),
         )
     )
     assert relative(tmp_path, [f.path for f in found]) == [".secret.txt", "build/out.txt"]
     assert [(path.name, problem.split()[0]) for path, problem in problems] == [
-        ("image.png", "is"),
+        ("model.gguf", "is"),
         ("nope.txt", "does"),
     ]
     assert "not a document" in problems[0][1] and "does not exist" in problems[1][1]
@@ -136,5 +136,15 @@ def test_unreadable_folder_is_reported(tmp_path: Path) -> None:
 def test_is_supported_by_name() -> None:
     for name in ["a.txt", "b.MD", "c.pdf", "d.docx", "e.html", "f.csv", "g.py", "h.rs", "README", "notes.xyz"]:
         assert is_supported(Path(name)), name
-    for name in ["a.png", "b.ZIP", "c.gguf", "d.safetensors", "e.mp4", "f.exe", "g.pyc", "h.xlsx", "i.so"]:
+    for name in ["a.gif", "b.ZIP", "c.gguf", "d.safetensors", "e.mp4", "f.exe", "g.pyc", "h.xlsx", "i.so"]:
         assert not is_supported(Path(name)), name
+
+
+def test_pictures_are_taken_when_named_but_skipped_in_folder_scans(tmp_path: Path) -> None:
+    """PNG/JPEG are read by OCR when added one by one; a folder's icons and screenshots are left alone."""
+    make_tree(tmp_path, ["scans/page.png", "scans/photo.JPG", "scans/notes.txt"])
+    in_folder = list(discover_files([tmp_path / "scans"]))
+    assert relative(tmp_path, [f.path for f in in_folder]) == ["scans/notes.txt"]
+    named = list(discover_files([tmp_path / "scans/page.png", tmp_path / "scans/photo.JPG"]))
+    assert relative(tmp_path, [f.path for f in named]) == ["scans/page.png", "scans/photo.JPG"]
+    assert is_supported(Path("a.png")) and is_supported(Path("b.jpeg"))

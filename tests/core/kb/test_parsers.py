@@ -166,7 +166,8 @@ def test_docx_headings_paragraphs_and_tables(tmp_path: Path) -> None:
     linux = "Use the AppImage; no root rights are needed."
     assert ("text", ("Field Guide", "Installation", "On Linux"), linux) in sections
     assert ("text", ("Field Guide", "Usage"), CHINESE_TEXT) in sections
-    assert ("table", ("Field Guide", "Usage"), "Setting | Default\nchunk tokens | 512\ntop k | 5") in sections
+    table = "Setting | Default\nSetting: chunk tokens | Default: 512\nSetting: top k | Default: 5"
+    assert ("table", ("Field Guide", "Usage"), table) in sections
     assert_pages_are_their_sections(document)
 
 

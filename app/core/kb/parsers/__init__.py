@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from app.core.kb.documents import ParsedDocument
 from app.core.kb.parsers.errors import DOCUMENT_ERROR_KINDS, DocumentError
@@ -15,9 +15,16 @@ from app.core.kb.parsers.formats import (
     format_for_path,
 )
 
+if TYPE_CHECKING:
+    from app.core.kb.ocr import OcrStep
+
 __all__ = ["DOCUMENT_ERROR_KINDS", "DocumentError", "parse_document"]
 
 Parser = Callable[[Path, str], ParsedDocument]
+
+SUPPORTED_HINT: Final = (
+    "Supported: text, Markdown, reStructuredText, PDF, DOCX, HTML, CSV, source code and pictures of text."
+)
 
 # Format -> (module in this package, parser function). Imported on first use: this package's
 # errors and formats are imported by app.core.kb.text_encodings, which the parsers themselves import.
@@ -31,11 +38,16 @@ _PARSERS: Final = {
     "csv": ("table", "parse_table"),
     "tsv": ("table", "parse_table"),
     "code": ("source", "parse_source"),
+    "image": ("image", "parse_image"),
 }
+# Formats whose parser reads scanned pages or pictures when given an OcrStep.
+_OCR_FORMATS: Final = frozenset({"pdf", "image"})
 
 
-def parse_document(path: Path) -> ParsedDocument:
+def parse_document(path: Path, ocr: OcrStep | None = None) -> ParsedDocument:
     """Read ``path`` into pages and sections, choosing the parser by extension (content for unknown ones).
+
+    With ``ocr``, scanned PDF pages and pictures (PNG, JPEG) are recognised; without it they are not read.
 
     Raises DocumentError, whose ``kind`` says what is wrong: missing, empty, binary, encrypted,
     corrupt, unsupported or unreadable; its message names the file.
@@ -47,7 +59,7 @@ def parse_document(path: Path) -> ParsedDocument:
         raise DocumentError.for_file(
             path, "unsupported", f".{extension} files are not documents UniDesk can read",
             UNSUPPORTED_DOCUMENT_HINTS.get(
-                extension, "Supported: text, Markdown, reStructuredText, PDF, DOCX, HTML, CSV and source code."
+                extension, SUPPORTED_HINT
             ),
         )
     try:
@@ -62,6 +74,8 @@ def parse_document(path: Path) -> ParsedDocument:
             )
         if format_name == "sniff":
             return _parse_unknown_text(path)
+        if format_name in _OCR_FORMATS:
+            return _ocr_parser(format_name)(path, format_name, ocr)
         return _parser(format_name)(path, format_name)
     except DocumentError as error:
         raise error.with_path(path) from None
@@ -76,6 +90,13 @@ def _parser(format_name: str) -> Parser:
     return parser
 
 
+def _ocr_parser(format_name: str) -> Callable[[Path, str, OcrStep | None], ParsedDocument]:
+    module_name, function_name = _PARSERS[format_name]
+    module = importlib.import_module(f"{__name__}.{module_name}")
+    parser: Callable[[Path, str, OcrStep | None], ParsedDocument] = getattr(module, function_name)
+    return parser
+
+
 def _parse_unknown_text(path: Path) -> ParsedDocument:
     """A file with an unknown extension is read as plain text when its content is text."""
     try:
@@ -85,5 +106,5 @@ def _parse_unknown_text(path: Path) -> ParsedDocument:
             raise
         raise DocumentError.for_file(
             path, "unsupported", "its type is unknown and its content is not text",
-            "Supported: text, Markdown, reStructuredText, PDF, DOCX, HTML, CSV and source code.",
+            SUPPORTED_HINT,
         ) from None

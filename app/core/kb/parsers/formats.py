@@ -22,14 +22,17 @@ _DOCUMENT_EXTENSIONS: Final = {
     "docx": "docx",
     "html": "html", "htm": "html", "xhtml": "html",
     "csv": "csv", "tsv": "tsv",
+    "png": "image", "jpg": "image", "jpeg": "image",
 }
+# Pictures are read by OCR when named (dropped) one by one; folder scans skip them (icons, screenshots).
+IMAGE_EXTENSIONS: Final = frozenset({"png", "jpg", "jpeg"})
 # Names without a telling extension that are source code.
 CODE_FILE_NAMES: Final = frozenset(
     {"makefile", "dockerfile", "containerfile", "jenkinsfile", "rakefile", "gemfile", "vagrantfile"}
 )
 # Never documents: skipped when scanning folders, refused when named explicitly.
 BINARY_EXTENSIONS: Final = frozenset(
-    """png jpg jpeg gif bmp tif tiff webp ico icns heic heif avif psd raw cr2 nef dng svg svgz xcf ai eps
+    """gif bmp tif tiff webp ico icns heic heif avif psd raw cr2 nef dng svg svgz xcf ai eps
     mp3 wav flac ogg oga m4a aac opus wma aiff mid midi mp4 m4v mkv mov avi webm wmv flv mpg mpeg 3gp
     zip tar gz tgz bz2 tbz2 xz txz 7z rar zst lz4 lzma z cab jar war ear whl egg deb rpm dmg iso img apk
     ipa msi pkg snap appimage exe dll so dylib o obj a lib ko elf bin com class pyc pyo pyd wasm dex

@@ -1,37 +1,45 @@
-"""PDF: the text of each page (1-based page numbers kept), headings from the outline (bookmarks)."""
+"""PDF: the text of each page (1-based page numbers kept), headings from the outline (bookmarks),
+tables as rows (see pdf_tables), scanned pages recognised by OCR (see app.core.kb.ocr)."""
 
 from __future__ import annotations
 
+import logging
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from app.core.kb.documents import PageText, ParsedDocument, Section
 from app.core.kb.parsers.errors import DocumentError
+from app.core.kb.parsers.pdf_tables import PageTables, page_tables
 from app.core.kb.parsers.sections import build_page
 
 if TYPE_CHECKING:
     from pypdf import PdfReader
 
+    from app.core.kb.ocr import OcrStep
+
+log = logging.getLogger(__name__)
+
 _CONTROL_CHARACTERS: Final = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _TRAILING_SPACES: Final = re.compile(r"[ \t]+\n")
 _BLANK_LINE_RUNS: Final = re.compile(r"\n{3,}")
+SCANNED_PAGE_MAX_CHARACTERS: Final = 20
+"""A page with less text than this (a page number, a stamp) and a picture on it is read by OCR."""
 _ENCRYPTED_HINT: Final = "Remove the password (open it and print or export to a new PDF), then add that file."
 
 
-def parse_pdf(path: Path, format_name: str) -> ParsedDocument:
-    """Parse a PDF page by page; a page whose text cannot be extracted is skipped with a note."""
+def parse_pdf(path: Path, format_name: str, ocr: OcrStep | None = None) -> ParsedDocument:
+    """Parse a PDF page by page: tables become rows, a page without a text layer is recognised with
+    ``ocr`` (when given); a page whose text cannot be extracted is skipped with a note."""
     reader = _open(path)
     outline = _outline_by_page(reader)
-    pages: list[PageText] = []
+    texts: dict[int, str] = {}
     notes: list[str] = []
     try:
         page_count = len(reader.pages)
     except Exception as error:
         raise _corrupt(path, error) from error
-    heading_path: tuple[str, ...] = ()
     for index in range(page_count):
-        heading_path = outline.get(index, heading_path)
         try:
             raw = reader.pages[index].extract_text() or ""
         except Exception as error:
@@ -39,19 +47,73 @@ def parse_pdf(path: Path, format_name: str) -> ParsedDocument:
                 raise _crypto_library_missing(path) from error
             notes.append(f"page {index + 1} skipped: its text could not be extracted ({_describe(error)})")
             continue
-        text = clean_page_text(raw)
-        if text:
-            pages.append(build_page(index + 1, [Section(text, "text", heading_path)]))
+        texts[index] = clean_page_text(raw)
+    tables = page_tables(path, [index for index, text in texts.items() if text], notes)
+    scanned = [index for index, text in texts.items() if len(text) < SCANNED_PAGE_MAX_CHARACTERS]
+    recognized = _recognize(path, scanned, ocr, notes) if scanned and ocr is not None else {}
+    pages: list[PageText] = []
+    heading_path: tuple[str, ...] = ()
+    for index in range(page_count):
+        heading_path = outline.get(index, heading_path)
+        sections = _page_sections(texts.get(index, ""), tables.get(index), recognized.get(index), heading_path)
+        if sections:
+            pages.append(build_page(index + 1, sections))
     if not pages:
         if page_count and len(notes) == page_count:
             raise DocumentError.for_file(
                 path, "corrupt", "no page of this PDF could be read", "Re-save or re-export the PDF, then retry."
             )
+        if ocr is None:
+            raise DocumentError.for_file(
+                path, "empty", "this PDF has no text layer (scanned pages?)",
+                "Turn on text recognition (kb.ocr) in Settings, or run OCR on it and add the result.",
+            )
         raise DocumentError.for_file(
-            path, "empty", "this PDF has no text layer (scanned pages?)",
-            "Run OCR on it (for example with ocrmypdf) and add the result.",
+            path, "empty", "this PDF has no text layer and text recognition found no text in it", None
         )
     return ParsedDocument(path, format_name, _title(reader) or path.stem, tuple(pages), None, tuple(notes))
+
+
+def _page_sections(
+    text: str, tables: PageTables | None, recognized: str | None, heading_path: tuple[str, ...]
+) -> list[Section]:
+    """A page's sections: its text (outside tables when it has any), its table rows, what OCR read."""
+    sections: list[Section] = []
+    body = tables.outside_text if tables is not None else text
+    if recognized is not None and len(recognized.strip()) > len(body.strip()):
+        body = clean_page_text(recognized)
+    if body:
+        sections.append(Section(body, "text", heading_path))
+    if tables is not None:
+        sections.extend(Section(rows, "table", heading_path) for rows in tables.rows)
+    return sections
+
+
+def _recognize(path: Path, scanned: list[int], ocr: OcrStep, notes: list[str]) -> dict[int, str]:
+    """OCR of the pages among ``scanned`` that show a picture; a failure costs those pages, with a note."""
+    from app.core.kb.ocr import OcrUnavailableError, pages_with_images, recognize_pdf_pages
+
+    try:
+        pictured = pages_with_images(path, scanned)
+        if not pictured:
+            return {}
+        recognized = recognize_pdf_pages(path, pictured, ocr)
+    except OcrUnavailableError as error:
+        notes.append(f"scanned pages not read: {error}")
+        return {}
+    except Exception as error:  # pdfium or the OCR model failed: the text layer is still indexed
+        log.warning("OCR of %s failed", path, exc_info=True)
+        notes.append(f"scanned pages not read: text recognition failed ({_describe(error)})")
+        return {}
+    read = [index + 1 for index, text in recognized.items() if text.strip()]
+    if read:
+        notes.append(f"text recognised (OCR) on page(s) {_page_list(read)}")
+    return recognized
+
+
+def _page_list(numbers: list[int]) -> str:
+    shown = ", ".join(str(number) for number in numbers[:20])
+    return shown + (f" and {len(numbers) - 20} more" if len(numbers) > 20 else "")
 
 
 def clean_page_text(raw: str) -> str:

@@ -29,12 +29,13 @@ def parse_table(path: Path, format_name: str) -> ParsedDocument:
 def table_text(text: str, delimiter: str) -> str:
     """The header line, then each row as ``header: value`` pairs joined by " | " (empty cells left out)."""
     try:
-        return _rows_as_lines(csv.reader(io.StringIO(text), delimiter=delimiter))
+        return rows_as_lines(csv.reader(io.StringIO(text), delimiter=delimiter))
     except csv.Error:  # e.g. a field over csv's size limit: keep the raw lines
         return text
 
 
-def _rows_as_lines(rows: Iterator[list[str]]) -> str:
+def rows_as_lines(rows: Iterator[list[str]]) -> str:
+    """The first non-empty row as the header line, then each row as ``header: value`` pairs (CSV, PDF, DOCX)."""
     header: list[str] | None = None
     lines: list[str] = []
     for row in rows:

@@ -1,4 +1,4 @@
-"""DOCX (python-docx): Heading/Title styles become heading paths, tables become table sections."""
+"""DOCX (python-docx): Heading/Title styles become heading paths, tables become rows naming their columns."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Final
 from app.core.kb.documents import ParsedDocument
 from app.core.kb.parsers.errors import DocumentError
 from app.core.kb.parsers.sections import HeadingStack, SectionCollector
+from app.core.kb.parsers.table import rows_as_lines
 
 if TYPE_CHECKING:
     from docx.document import Document as WordDocument
@@ -18,7 +19,6 @@ if TYPE_CHECKING:
 _ZIP_MAGIC: Final = b"PK"
 _OLE_MAGIC: Final = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # password-protected OOXML or a legacy .doc
 _HEADING_STYLE: Final = re.compile(r"^heading\s*(\d)$", re.IGNORECASE)
-_CELL_SEPARATOR: Final = " | "
 
 
 def parse_docx(path: Path, format_name: str) -> ParsedDocument:
@@ -90,8 +90,9 @@ def _heading_level(paragraph: Paragraph) -> int | None:
 
 
 def _table_text(table: Table) -> str:
-    """One line per row, cells joined by " | " (a merged cell repeated across the merge shows once)."""
-    lines = []
+    """The header row, then each row as ``header: value`` pairs (see :func:`rows_as_lines`), so a
+    row read alone still names its columns; a merged cell repeated across the merge shows once."""
+    rows = []
     for row in table.rows:
         cells: list[str] = []
         previous = None
@@ -100,9 +101,8 @@ def _table_text(table: Table) -> str:
                 continue
             previous = cell._tc
             cells.append(" ".join(cell.text.split()))
-        if any(cells):
-            lines.append(_CELL_SEPARATOR.join(cells))
-    return "\n".join(lines)
+        rows.append(cells)
+    return rows_as_lines(iter(rows))
 
 
 def _corrupt(path: Path, error: Exception | None) -> DocumentError:
