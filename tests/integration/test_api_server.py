@@ -27,6 +27,7 @@ import pytest
 from app.core.engines.manager import EngineManager
 from app.core.engines.requests import ChatMessage, ChatRequest
 from app.core.services.api.auth import api_token, token_path
+from app.core.services.api.limits import ApiLimits
 from app.core.services.api.server import ApiRequestRecord, ApiServer
 from app.core.util.errors import UserFacingError
 from tests.fixtures.gguf_models import SLOW_DECODE_SHAPE
@@ -76,7 +77,9 @@ def slow_manager(tiny_gguf_factory: GgufFactory) -> Iterator[EngineManager]:
 @pytest.fixture(scope="module")
 def slow_server(slow_manager: EngineManager, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ApiServer]:
     token = api_token(tmp_path_factory.mktemp("slow-api-data"))
-    with ApiServer(slow_manager, token, port=0, max_body_bytes=MAX_BODY) as running:
+    # answers without max_tokens run to the end of the context (not the API's default length)
+    with ApiServer(slow_manager, token, port=0, max_body_bytes=MAX_BODY,
+                   limits=ApiLimits(default_max_tokens=SLOW_CONTEXT)) as running:
         yield running
 
 

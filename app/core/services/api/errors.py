@@ -60,3 +60,17 @@ def body_too_large(limit: int) -> ApiError:
 
 def server_error(message: str, status: int = 500) -> ApiError:
     return ApiError(status, message, error_type="server_error", code=None)
+
+
+def too_many_requests() -> ApiError:
+    return ApiError(429, "UniDesk's local API is answering as many requests as it allows; try again shortly.",
+                    error_type="rate_limit_error", code="too_many_requests")
+
+
+def forbidden_caller(message: str) -> ApiError:
+    return ApiError(403, message, error_type="permission_error", code="forbidden")
+
+
+def answer_stalled(seconds: float) -> ApiError:
+    return ApiError(504, f"The model produced nothing for {seconds:g} s; the request was cancelled.",
+                    error_type="server_error", code="engine_stalled")

@@ -19,14 +19,17 @@ from app.core.services.api import openai_format as fmt
 from app.core.services.api.auth import token_matches
 from app.core.services.api.errors import (
     ApiError,
+    answer_stalled,
     bad_request,
     body_too_large,
     context_length_exceeded,
+    forbidden_caller,
     missing_token,
     model_not_found,
     server_error,
     wrong_token,
 )
+from app.core.services.api.limits import StallWatch, is_loopback_host
 from app.core.services.api.server import ApiRequestRecord
 from app.core.util.errors import UserFacingError
 
@@ -43,7 +46,7 @@ OPENAI_DEFAULT_TOP_P = 1.0
 class ApiRequestHandler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "UniDesk"
-    timeout = 120  # seconds a silent client may hold a connection (and its thread)
+    timeout = 120  # seconds one read or write may block (the whole request has its own deadlines)
     server: _HttpServer
 
     # ---- plumbing --------------------------------------------------------------------------
@@ -53,6 +56,14 @@ class ApiRequestHandler(BaseHTTPRequestHandler):
     @property
     def api(self) -> ApiServer:
         return self.server.api
+
+    def handle_one_request(self) -> None:
+        """Serve one request; the client has ``header_timeout_s`` in all to send its headers."""
+        self.api.deadlines.arm(self.connection, self.api.limits.header_timeout_s)
+        try:
+            super().handle_one_request()
+        finally:
+            self.api.deadlines.disarm(self.connection)
 
     def do_GET(self) -> None:
         self._dispatch("GET")
@@ -67,10 +78,12 @@ class ApiRequestHandler(BaseHTTPRequestHandler):
         self._dispatch("DELETE")
 
     def _dispatch(self, method: str) -> None:
+        self.api.deadlines.disarm(self.connection)  # the headers arrived in time
         started = time.monotonic()
         self._body_read = False
         self._record = ApiRequestRecord(method, urlsplit(self.path).path, 200)
         try:
+            self._check_caller()
             self._authorize()
             self._route(method, urlsplit(self.path).path.rstrip("/"))
         except ApiError as error:
@@ -83,6 +96,14 @@ class ApiRequestHandler(BaseHTTPRequestHandler):
             log.exception("the local API failed on %s %s", method, self.path)
             self._send_error(server_error("The server had an error while processing your request."))
         self.api.record(_replace(self._record, seconds=time.monotonic() - started))
+
+    def _check_caller(self) -> None:
+        """Only programs on this machine: a loopback Host (no DNS rebinding) and no browser Origin."""
+        if not is_loopback_host(self.headers.get("Host")):
+            raise forbidden_caller("The Host header must name this machine (localhost or 127.0.0.1).")
+        if self.headers.get("Origin") is not None:
+            raise forbidden_caller("Requests from web pages (with an Origin header) are refused; UniDesk's API is "
+                                   "for programs on this machine.")
 
     def _authorize(self) -> None:
         matches = token_matches(self.headers.get("Authorization"), self.api.token)
@@ -115,8 +136,16 @@ class ApiRequestHandler(BaseHTTPRequestHandler):
             raise bad_request("The Content-Length header is not a number.") from None
         if length > self.api.max_body_bytes:
             raise body_too_large(self.api.max_body_bytes)
-        raw = self.rfile.read(length) if length > 0 else b""
+        self.api.deadlines.arm(self.connection, self.api.limits.body_timeout_s)
+        try:
+            raw = self.rfile.read(length) if length > 0 else b""
+        finally:
+            self.api.deadlines.disarm(self.connection)
         self._body_read = True
+        if len(raw) < length:
+            self.close_connection = True
+            raise ApiError(408, f"The request body did not arrive within {self.api.limits.body_timeout_s:g} s.",
+                           code="request_timeout")
         try:
             return json.loads(raw)
         except (json.JSONDecodeError, UnicodeDecodeError):
@@ -189,7 +218,8 @@ class ApiRequestHandler(BaseHTTPRequestHandler):
                 f"{prompt_tokens + call.max_tokens} tokens ({prompt_tokens} in the messages, {call.max_tokens} in "
                 "the completion). Please reduce the length of the messages or completion."
             )
-        sampling = call.sampling(OPENAI_DEFAULT_TEMPERATURE, OPENAI_DEFAULT_TOP_P, call.max_tokens or room)
+        max_tokens = call.max_tokens or min(room, self.api.limits.default_max_tokens)
+        sampling = call.sampling(OPENAI_DEFAULT_TEMPERATURE, OPENAI_DEFAULT_TOP_P, max_tokens)
         request = ChatRequest(messages=call.messages, sampling=sampling, request_id=new_request_id())
         stream = manager.submit(request)
         model = loaded.model_name
@@ -199,6 +229,7 @@ class ApiRequestHandler(BaseHTTPRequestHandler):
             self._finish_completion(stream, f"chatcmpl-{request.request_id}", model)
 
     def _finish_completion(self, stream: RequestStream, completion_id: str, model: str) -> None:
+        watch = StallWatch(stream, self.api.limits.stall_timeout_s)
         while not stream.wait(WAIT_STEP_S):
             if self._client_gone():
                 stream.cancel()
@@ -206,6 +237,8 @@ class ApiRequestHandler(BaseHTTPRequestHandler):
                 self._record_stream(stream, disconnected=True)
                 self.close_connection = True
                 return
+            if watch.stalled():
+                self._give_up(stream)
         self._record_stream(stream)
         if stream.error is not None:
             raise server_error(f"The model failed to answer: {stream.error}")
@@ -222,15 +255,26 @@ class ApiRequestHandler(BaseHTTPRequestHandler):
         self.close_connection = True
         try:
             self._event(fmt.chunk_body(completion_id, model, created, {"role": "assistant", "content": ""}, None))
-            error: BaseException | None = None
-            try:
-                for piece in stream:
+            watch = StallWatch(stream, self.api.limits.stall_timeout_s)
+            stalled = False
+            while True:
+                finished = stream.wait(WAIT_STEP_S)
+                if piece := stream.drain():
                     self._event(fmt.chunk_body(completion_id, model, created, {"content": piece}, None))
-            except OSError:
-                raise
-            except Exception as failure:  # the engine's error, raised at the end of the stream
-                error = failure
-            if error is not None:
+                if finished:
+                    break
+                if self._client_gone():
+                    raise ConnectionResetError("the client closed the connection")
+                if watch.stalled():
+                    stream.cancel()
+                    stream.wait(5.0)
+                    stalled = True
+                    break
+            error = stream.error
+            if stalled:
+                self._record = _replace(self._record, error_code="engine_stalled")
+                self._event(answer_stalled(self.api.limits.stall_timeout_s).body())
+            elif error is not None:
                 self._event(server_error(f"The model failed to answer: {error}").body())
             else:
                 reason = fmt.openai_finish_reason(stream.finish_reason)
@@ -245,6 +289,13 @@ class ApiRequestHandler(BaseHTTPRequestHandler):
             self._record_stream(stream, disconnected=True)
             return
         self._record_stream(stream)
+
+    def _give_up(self, stream: RequestStream) -> None:
+        """Cancel an answer that stopped producing, record it and answer the error."""
+        stream.cancel()
+        stream.wait(5.0)
+        self._record_stream(stream)
+        raise answer_stalled(self.api.limits.stall_timeout_s)
 
     def _event(self, document: Any) -> None:
         self.wfile.write(b"data: " + json.dumps(document, ensure_ascii=False).encode("utf-8") + b"\n\n")

@@ -12,6 +12,8 @@ from http.server import ThreadingHTTPServer
 from typing import Any, Protocol
 
 from app.core.engines.manager import EngineManager
+from app.core.services.api.busy import BusyRefuser
+from app.core.services.api.limits import ApiLimits, ReadDeadlines
 from app.core.util.errors import UserFacingError
 
 log = logging.getLogger(__name__)
@@ -52,14 +54,33 @@ class ApiRequestRecord:
 
 
 class _HttpServer(ThreadingHTTPServer):
+    """One thread per connection, at most ``api.limits.max_requests`` at once; the rest get a 429."""
+
     daemon_threads = True
     api: ApiServer
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        if not self.api.slots.acquire(blocking=False):
+            self.api.refuser.refuse(request)
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self.api.slots.release()
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self.api.slots.release()
 
 
 class ApiServer:
     """Serves /v1/models, /v1/chat/completions (streaming and not) and /v1/embeddings.
 
-    Bound to 127.0.0.1 only, every request needs the bearer ``token``. Chat requests go
+    Bound to 127.0.0.1 only, every request needs the bearer ``token`` and a loopback Host, and none may
+    come from a browser page (an Origin header). ``limits`` bounds connections, read times and answers. Chat requests go
     through ``manager`` like the window's own, so both run side by side as separate sequences.
     ``embedder`` (optional) supplies the knowledge base's embedding model on first use.
     """
@@ -72,6 +93,7 @@ class ApiServer:
         embedder: Callable[[], TextEmbedder] | None = None,
         port: int = 8765,
         max_body_bytes: int = MAX_BODY_BYTES,
+        limits: ApiLimits | None = None,
     ) -> None:
         if not token:
             raise ValueError("the API needs a token")
@@ -79,6 +101,10 @@ class ApiServer:
         self.token = token
         self.embedder = embedder
         self.max_body_bytes = max_body_bytes
+        self.limits = limits or ApiLimits()
+        self.slots = threading.BoundedSemaphore(self.limits.max_requests)
+        self.deadlines = ReadDeadlines()
+        self.refuser = BusyRefuser()
         self._requested_port = port
         self._httpd: _HttpServer | None = None
         self._thread: threading.Thread | None = None
@@ -103,6 +129,8 @@ class ApiServer:
             raise UserFacingError(f"The local API cannot listen on {where} ({error}).") from error
         httpd.api = self
         self._httpd = httpd
+        self.deadlines.start()
+        self.refuser.start()
         self._thread = threading.Thread(
             target=httpd.serve_forever, kwargs={"poll_interval": 0.2}, name="api-server", daemon=True
         )
@@ -139,6 +167,8 @@ class ApiServer:
             httpd.server_close()
         if thread is not None:
             thread.join(STOP_TIMEOUT_S)
+            self.deadlines.stop()
+            self.refuser.stop()
 
     def __enter__(self) -> ApiServer:
         return self.start()
