@@ -108,14 +108,18 @@ class VllmEngine:
             progress(0.05, "Starting vLLM")
         self._collector = VllmStatsCollector()
         before = {identity.pid for identity in engine_child_processes(os.getpid())}
+        guard = start_guard(adopt_children_of=os.getpid(), existing=frozenset(before))  # before the engine starts
         loop = EngineLoopThread()
         try:
             llm = loop.call(lambda: self._create_llm(arguments))
         except BaseException as error:
             loop.stop()
             self._reap_new_children(before)
+            guard.release()
             raise _load_error(config, error) from error
         children = [child for child in engine_child_processes(os.getpid()) if child.pid not in before]
+        guard.watch(children)
+        guard.settle()
         with self._lock:
             self._loop, self._llm, self._children = loop, llm, children
             self._tokenizer = llm.tokenizer
@@ -123,7 +127,7 @@ class VllmEngine:
             self._model_name = config.model_path.name
             self._kv_capacity_tokens = _kv_capacity_tokens(llm)
             self._dead_reason = None
-        self._guard = start_guard(children) if children else None
+        self._guard = guard
         if progress is not None:
             progress(1.0, "vLLM is ready")
         notes = [f"vLLM {'CPU' if on_cpu else 'GPU'} backend, KV cache of {self._kv_capacity_tokens} tokens"]

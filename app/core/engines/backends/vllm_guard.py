@@ -5,12 +5,16 @@ vLLM's engine core runs in a child process that does not notice when its parent 
 separate stdlib-only Python process holding the read end of a pipe from the app. When the
 pipe closes without a "stop" line — the app died — it kills the engine processes and their
 children. A clean unload says "stop" first. Linux only (as vLLM is); uses /proc.
+
+The guard starts *before* the engine: until told "settled" it adopts every new child process of the
+app every 0.1 s, so a kill during a long model load does not leave a half-started engine behind.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -19,6 +23,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 STOP_LINE = "stop"
+SETTLED_LINE = "settled"
+WATCH_WORD = "watch"
+ADOPT_WORD = "adopt"
+EXISTING_WORD = "existing"
+ADOPT_STEP_S = 0.1
 KILL_GRACE_S = 2.0
 NOT_ENGINE_MARKS = ("multiprocessing.resource_tracker", __name__)  # the tracker, and guards themselves
 
@@ -153,16 +162,29 @@ class EngineGuard:
     def pid(self) -> int:
         return self._process.pid
 
-    def release(self, timeout_s: float = 5.0) -> None:
-        """Tell the guard the engine was shut down cleanly, and wait for it to exit."""
+    def _send(self, line: str) -> None:
         stdin = self._process.stdin
         if stdin is not None and not stdin.closed:
-            try:
-                stdin.write(STOP_LINE + "\n")
+            with contextlib.suppress(OSError):
+                stdin.write(line + "\n")
                 stdin.flush()
+
+    def watch(self, targets: list[ProcessIdentity]) -> None:
+        """Add ``targets`` to what the guard kills if the app dies."""
+        if targets:
+            self._send(" ".join([WATCH_WORD, *(target.text() for target in targets)]))
+
+    def settle(self) -> None:
+        """The engine has started: stop adopting new children of the app (keep those already watched)."""
+        self._send(SETTLED_LINE)
+
+    def release(self, timeout_s: float = 5.0) -> None:
+        """Tell the guard the engine was shut down cleanly, and wait for it to exit."""
+        self._send(STOP_LINE)
+        stdin = self._process.stdin
+        if stdin is not None and not stdin.closed:
+            with contextlib.suppress(OSError):
                 stdin.close()
-            except OSError:
-                pass
         try:
             self._process.wait(timeout=timeout_s)
         except subprocess.TimeoutExpired:
@@ -170,24 +192,80 @@ class EngineGuard:
             self._process.wait()
 
 
-def start_guard(targets: list[ProcessIdentity]) -> EngineGuard:
-    """Start a guard for ``targets`` (the engine's child processes, found after they started)."""
+def start_guard(targets: list[ProcessIdentity] | tuple[ProcessIdentity, ...] = (), *,
+                adopt_children_of: int | None = None, existing: frozenset[int] = frozenset()) -> EngineGuard:
+    """Start a guard for ``targets``. With ``adopt_children_of`` (the app's pid, before the engine starts) it
+    also adopts every new engine child of that process (not those in ``existing``) until :meth:`EngineGuard.settle`,
+    so an app killed while the model is still loading takes the half-started engine with it."""
     root = str(Path(__file__).resolve().parents[4])
     environment = dict(os.environ)
     environment["PYTHONPATH"] = os.pathsep.join(filter(None, (root, environment.get("PYTHONPATH"))))
-    command = [sys.executable, "-c", f"from {__name__} import main; main()", *(target.text() for target in targets)]
+    arguments = [target.text() for target in targets]
+    if adopt_children_of is not None:
+        arguments += [f"{ADOPT_WORD}={adopt_children_of}", *(f"{EXISTING_WORD}={pid}" for pid in sorted(existing))]
+    command = [sys.executable, "-c", f"from {__name__} import main; main()", *arguments]
     process = subprocess.Popen(
         command, stdin=subprocess.PIPE, text=True, env=environment, close_fds=True, start_new_session=True
     )
     return EngineGuard(process)
 
 
+class _Watch:
+    """What a guard process knows: the processes to kill and whether it still adopts new children."""
+
+    def __init__(self, argv: list[str]) -> None:
+        self.targets: dict[int, ProcessIdentity] = {}
+        self.parent: int | None = None
+        self.existing: set[int] = set()
+        self.stopped = False
+        for word in argv:
+            if word.startswith(ADOPT_WORD + "="):
+                self.parent = int(word.partition("=")[2])
+            elif word.startswith(EXISTING_WORD + "="):
+                self.existing.add(int(word.partition("=")[2]))
+            else:
+                self.add(ProcessIdentity.parse(word))
+
+    def add(self, identity: ProcessIdentity) -> None:
+        self.targets[identity.pid] = identity
+
+    def adopt(self) -> None:
+        if self.parent is not None:
+            for child in engine_child_processes(self.parent):
+                if child.pid not in self.existing:
+                    self.add(child)
+
+    def command(self, line: str) -> None:
+        words = line.split()
+        if not words:
+            return
+        if words[0] == STOP_LINE:
+            self.stopped = True
+        elif words[0] == SETTLED_LINE:
+            self.adopt()
+            self.parent = None
+        elif words[0] == WATCH_WORD:
+            for word in words[1:]:
+                self.add(ProcessIdentity.parse(word))
+
+
 def main(argv: list[str] | None = None) -> None:
-    """The guard process: wait for the app's pipe to close; kill the targets unless told "stop"."""
-    targets = [ProcessIdentity.parse(text) for text in (sys.argv[1:] if argv is None else argv)]
+    """The guard process: until the app's pipe closes, adopt its new engine children (if asked) and read
+    commands; then kill everything watched unless told "stop"."""
+    watch = _Watch(sys.argv[1:] if argv is None else argv)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl+C in a terminal reaches the whole group
-    last = ""
-    for line in sys.stdin:
-        last = line.strip() or last
-    if last != STOP_LINE:
-        kill_process_trees(targets)
+    pending = b""
+    while True:
+        watch.adopt()
+        readable, _, _ = select.select([sys.stdin.fileno()], [], [], ADOPT_STEP_S if watch.parent else None)
+        if not readable:
+            continue
+        data = os.read(sys.stdin.fileno(), 4096)
+        if not data:
+            break
+        *lines, pending = (pending + data).split(b"\n")
+        for line in lines:
+            watch.command(line.decode("utf-8", "replace"))
+    watch.command(pending.decode("utf-8", "replace"))
+    if not watch.stopped:
+        kill_process_trees(list(watch.targets.values()))
