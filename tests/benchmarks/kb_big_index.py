@@ -22,12 +22,13 @@ from typing import TYPE_CHECKING, Any
 
 from app.core.kb.catalog import IndexedFacts, insert_pending, mark_indexed
 from app.core.kb.chunk_store import insert_chunks
-from app.core.kb.database import DATABASE_FILE_NAME, knowledge_base_id, open_database, transaction
+from app.core.kb.database import DATABASE_FILE_NAME, knowledge_base_id, open_database
 from app.core.kb.documents import Chunk
 from app.core.kb.embedder import Embedder
 from app.core.kb.knowledge_base import CHROMA_FOLDER_NAME
 from app.core.kb.spaces import add_member, ensure_target_space
 from app.core.kb.vector_store import VectorKey, VectorStore
+from app.core.util.sqlite import transaction
 from tests.benchmarks.kb_instrument import log
 from tests.benchmarks.kb_text import TextMaker
 

@@ -21,9 +21,9 @@ from app.core.kb.chunk_store import chunks_by_ids, chunks_by_position, keyword_s
 from app.core.kb.database import open_database
 from app.core.kb.embedder import Embedder
 from app.core.kb.fusion import Span, cap_per_document, drop_overlapping, reciprocal_rank_fusion
+from app.core.kb.keyword_query import match_expression, query_terms
 from app.core.kb.knowledge_base import EmbedderPool, KnowledgeBase
 from app.core.kb.retrieval import SearchOptions, vector_weight
-from app.core.kb.segmenter import match_expression, query_terms
 from app.core.kb.spaces import active_space
 from app.core.kb.vector_store import VectorStore
 from tests.benchmarks.kb_big_index import BASE_TEXTS, ChunkTexts, cached_index, is_chinese_chunk

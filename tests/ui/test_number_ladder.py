@@ -30,17 +30,32 @@ def test_special_value_below_the_minimum_sits_next_to_it() -> None:
     assert _walk("kb.watch_interval_seconds", 0, 1, 1) == [0, 5]
 
 
-def test_every_arrow_step_is_an_allowed_value() -> None:
-    for key in ("engine.context_length", "engine.parallel_chats", "engine.memory_utilization",
-                "engine.os_reserve_gib", "sampling.temperature", "sampling.top_p", "api.port",
-                "sampling.max_answer_tokens", "engine.threads"):
-        spec = spec_for(key)
+def _ends(key: str) -> tuple[float, float]:
+    """The lowest and highest value a setting allows, special values included."""
+    spec = spec_for(key)
+    specials = [float(choice.value) for choice in spec.special_values if not isinstance(choice.value, (bool, str))]
+    assert spec.minimum is not None and spec.maximum is not None
+    return min([spec.minimum, *specials]), max([spec.maximum, *specials])
+
+
+@pytest.mark.parametrize("key", ["engine.context_length", "engine.parallel_chats", "engine.memory_utilization",
+                                 "engine.os_reserve_gib", "sampling.temperature", "sampling.top_p", "api.port",
+                                 "sampling.max_answer_tokens", "engine.threads"])
+def test_every_arrow_step_moves_its_way_to_an_allowed_value_and_stops_at_the_end(key: str) -> None:
+    spec = spec_for(key)
+    lowest, highest = _ends(key)
+    for direction, end in ((1, highest), (-1, lowest)):
         value = float(spec.default)
-        for direction in (1, -1):
-            for _ in range(30):
-                value = next_value(spec, value, direction)
-                typed = int(value) if spec.kind.value == "int" else value
-                validate_value(spec, typed)  # raises for a value the setting refuses
+        for _ in range(40):
+            stepped = next_value(spec, value, direction)
+            typed = int(stepped) if spec.kind.value == "int" else stepped
+            assert validate_value(spec, typed) == typed, (key, stepped)
+            if value == end:
+                assert stepped == value and not can_step(spec, value, direction)
+            else:
+                assert (stepped - value) * direction > 0, (key, value, stepped)
+                assert can_step(spec, value, direction)
+            value = stepped
 
 
 def test_out_of_range_typing_steps_back_into_range() -> None:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 
 from app.core.chat.errors import ChatDatabaseError
-from app.core.chat.segmentation import index_text
+from app.core.util.segmenter import index_terms
+from app.core.util.sqlite import transaction
 
 DATABASE_FOLDER = "chat"
 DATABASE_FILE_NAME = "conversations.db"
@@ -86,12 +86,20 @@ def _migrate_to_2(connection: sqlite3.Connection) -> None:
         connection.execute(statement)
     rows = connection.execute("SELECT seq, text FROM messages").fetchall()
     connection.executemany(
-        "INSERT INTO message_search (rowid, terms) VALUES (?, ?)", [(row[0], index_text(row[1])) for row in rows]
+        "INSERT INTO message_search (rowid, terms) VALUES (?, ?)", [(row[0], index_terms(row[1])) for row in rows]
+    )
+
+
+def _migrate_to_3(connection: sqlite3.Connection) -> None:
+    """Search terms re-made by the segmenter shared with the knowledge base (more CJK ranges)."""
+    rows = connection.execute("SELECT seq, text FROM messages").fetchall()
+    connection.executemany(
+        "UPDATE message_search SET terms = ? WHERE rowid = ?", [(index_terms(row[1]), row[0]) for row in rows]
     )
 
 
 # MIGRATIONS[n] takes a database at version n to version n + 1.
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_migrate_to_1, _migrate_to_2)
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_migrate_to_1, _migrate_to_2, _migrate_to_3)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -149,13 +157,3 @@ def _migrate(connection: sqlite3.Connection, path: Path, target_version: int) ->
             connection.execute(f"PRAGMA user_version = {version}")
 
 
-@contextmanager
-def transaction(connection: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
-    """One write transaction (taken at once, so concurrent writers wait instead of failing later)."""
-    connection.execute("BEGIN IMMEDIATE")
-    try:
-        yield connection
-    except BaseException:
-        connection.execute("ROLLBACK")
-        raise
-    connection.execute("COMMIT")

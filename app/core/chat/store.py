@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from app.core.chat import presets as preset_rows
-from app.core.chat.database import database_path, open_database, transaction
+from app.core.chat.database import database_path, open_database
 from app.core.chat.errors import ConversationNotFoundError
 from app.core.chat.records import (
     Citation,
@@ -35,8 +35,9 @@ from app.core.chat.rows import (
     to_json,
 )
 from app.core.chat.search import search_messages
-from app.core.chat.segmentation import index_text
 from app.core.chat.tree import branch_to, newest_leaf_under
+from app.core.util.segmenter import index_terms
+from app.core.util.sqlite import transaction
 
 TITLE_CHARS = 60
 
@@ -212,7 +213,7 @@ class ConversationStore:
                  finish_reason, now),
             )
             connection.execute(
-                "INSERT INTO message_search (rowid, terms) VALUES (?, ?)", (cursor.lastrowid, index_text(text))
+                "INSERT INTO message_search (rowid, terms) VALUES (?, ?)", (cursor.lastrowid, index_terms(text))
             )
             title = conversation[0] if conversation[0] or role != "user" else title_from(text)
             if make_current:
@@ -266,7 +267,7 @@ class ConversationStore:
             ).fetchone()
             if row is None:
                 raise ConversationNotFoundError("message", message_id)
-            connection.execute("UPDATE message_search SET terms = ? WHERE rowid = ?", (index_text(text), row[0]))
+            connection.execute("UPDATE message_search SET terms = ? WHERE rowid = ?", (index_terms(text), row[0]))
 
     def finish_message(
         self,
@@ -293,7 +294,7 @@ class ConversationStore:
             ).fetchone()
             if row is None:
                 raise ConversationNotFoundError("message", message_id)
-            connection.execute("UPDATE message_search SET terms = ? WHERE rowid = ?", (index_text(text), row[0]))
+            connection.execute("UPDATE message_search SET terms = ? WHERE rowid = ?", (index_terms(text), row[0]))
             connection.execute("UPDATE conversations SET updated_at = ? WHERE id = ?", (self._clock(), row[1]))
         return self.message(message_id)
 
@@ -336,7 +337,7 @@ class ConversationStore:
                 )
                 connection.execute(
                     "INSERT INTO message_search (rowid, terms) VALUES (?, ?)",
-                    (cursor.lastrowid, index_text(message.text)),
+                    (cursor.lastrowid, index_terms(message.text)),
                 )
         return self.conversation(conversation.id)
 

@@ -37,12 +37,3 @@ def newest_leaf_under(messages: Sequence[Message], message_id: str) -> str:
             return current
         current = child
     raise ValueError("the message tree has a cycle")
-
-
-def sibling_position(messages: Sequence[Message], message_id: str) -> tuple[int, int]:
-    """(1-based position, count) of a message among the alternatives with the same parent ("2 / 3")."""
-    target = next((message for message in messages if message.id == message_id), None)
-    if target is None:
-        raise KeyError(message_id)
-    siblings = [message.id for message in messages if message.parent_id == target.parent_id]
-    return siblings.index(message_id) + 1, len(siblings)

@@ -85,13 +85,6 @@ def list_documents(
     return [_record(row) for row in rows]
 
 
-def documents_in_folder(connection: sqlite3.Connection, folder: str) -> list[DocumentRecord]:
-    rows = connection.execute(
-        f"SELECT {_COLUMNS} FROM documents WHERE source_folder = ? ORDER BY id", (folder,)
-    ).fetchall()
-    return [_record(row) for row in rows]
-
-
 def insert_pending(
     connection: sqlite3.Connection, path: str, size: int, mtime_ns: int, source_folder: str | None
 ) -> int:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from app.core.kb.document_filter import id_list_json
 from app.core.kb.documents import Chunk
-from app.core.kb.segmenter import index_terms
+from app.core.util.segmenter import index_terms
 
 
 @dataclass(frozen=True)

@@ -1,14 +1,13 @@
-"""The knowledge base's SQLite file: schema, versioning and transactions (WAL, foreign keys)."""
+"""The knowledge base's SQLite file: schema and versioning (WAL, foreign keys)."""
 
 from __future__ import annotations
 
 import sqlite3
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 from app.core.kb.errors import KnowledgeBaseError
+from app.core.util.sqlite import transaction
 from app.core.util.translatable import QT_TRANSLATE_NOOP, Text
 
 CONTEXT = "KnowledgeBaseErrors"
@@ -117,18 +116,6 @@ def _create_or_check_schema(connection: sqlite3.Connection, path: Path) -> None:
         connection.execute(
             "INSERT OR IGNORE INTO meta (key, value) VALUES ('kb_id', ?)", (uuid.uuid4().hex,)
         )
-
-
-@contextmanager
-def transaction(connection: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
-    """One write transaction: everything inside is committed together or not at all."""
-    connection.execute("BEGIN IMMEDIATE")
-    try:
-        yield connection
-    except BaseException:
-        connection.execute("ROLLBACK")
-        raise
-    connection.execute("COMMIT")
 
 
 def knowledge_base_id(connection: sqlite3.Connection) -> str:

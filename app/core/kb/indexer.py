@@ -10,7 +10,7 @@ from typing import Any
 
 from app.core.config import Settings
 from app.core.kb.cleanup import clean_orphan_vectors, drop_unknown_collections
-from app.core.kb.database import knowledge_base_id, open_database, transaction
+from app.core.kb.database import knowledge_base_id, open_database
 from app.core.kb.embedder import Embedder
 from app.core.kb.ingest_plan import Discover, FoundFile, ProblemSink, plan_ingestion
 from app.core.kb.pipeline import IndexWriter, run_pipeline
@@ -20,6 +20,7 @@ from app.core.kb.reembed import reembed_into
 from app.core.kb.spaces import ACTIVE, ensure_target_space
 from app.core.kb.step_aside import ForegroundBusy, StepAside
 from app.core.kb.vector_store import VectorStore
+from app.core.util.sqlite import transaction
 
 
 @dataclass(frozen=True)

@@ -23,8 +23,8 @@ from app.core.kb.catalog import (
     mark_failed,
     set_source_folder,
 )
-from app.core.kb.database import transaction
 from app.core.kb.progress import FileProblem
+from app.core.util.sqlite import transaction
 
 ProblemSink = Callable[[FileProblem], None]
 _INSERT_BATCH = 500

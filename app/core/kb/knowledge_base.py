@@ -15,7 +15,7 @@ from app.core.config import Settings
 from app.core.config.paths import AppPaths
 from app.core.kb.catalog import DocumentRecord, delete_document, get_document, list_documents
 from app.core.kb.cleanup import clean_orphan_vectors
-from app.core.kb.database import DATABASE_FILE_NAME, open_database, transaction
+from app.core.kb.database import DATABASE_FILE_NAME, open_database
 from app.core.kb.document_filter import DocumentFilter
 from app.core.kb.embedder import Embedder, resolve_embedding_model
 from app.core.kb.errors import EmbeddingModelError, KnowledgeBaseError
@@ -25,6 +25,7 @@ from app.core.kb.reranker import Reranker
 from app.core.kb.retrieval import HybridSearcher, SearchOptions, SearchResult
 from app.core.kb.spaces import active_space, all_spaces
 from app.core.kb.vector_store import VectorStore
+from app.core.util.sqlite import transaction
 from app.core.util.translatable import QT_TRANSLATE_NOOP, Text
 
 CONTEXT = "KnowledgeBaseErrors"

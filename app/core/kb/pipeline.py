@@ -18,7 +18,6 @@ from dataclasses import dataclass
 
 from app.core.kb.catalog import IndexedFacts, mark_failed, mark_indexed, mark_indexing, record_unchanged
 from app.core.kb.chunk_store import insert_chunks
-from app.core.kb.database import transaction
 from app.core.kb.embedder import Embedder
 from app.core.kb.ingest_plan import WorkItem
 from app.core.kb.preparation import FailedDocument, Outcome, PreparedDocument, UnchangedDocument
@@ -26,6 +25,7 @@ from app.core.kb.progress import FileProblem, ProgressTracker
 from app.core.kb.spaces import add_member
 from app.core.kb.step_aside import StepAside, clear_to_embed, embed_in_steps
 from app.core.kb.vector_store import VectorKey, VectorStore
+from app.core.util.sqlite import transaction
 
 log = logging.getLogger(__name__)
 

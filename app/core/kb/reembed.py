@@ -16,12 +16,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from app.core.kb.chunk_store import document_chunk_texts
-from app.core.kb.database import transaction
 from app.core.kb.embedder import Embedder
 from app.core.kb.progress import ProgressTracker
 from app.core.kb.spaces import VectorSpace, add_member, indexed_documents_missing_from, promote
 from app.core.kb.step_aside import StepAside, clear_to_embed, embed_in_steps
 from app.core.kb.vector_store import VectorKey, VectorStore
+from app.core.util.sqlite import transaction
 
 if TYPE_CHECKING:
     import numpy as np

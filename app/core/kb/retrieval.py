@@ -10,8 +10,8 @@ from app.core.kb.chunk_store import StoredChunk, chunks_by_ids, chunks_by_positi
 from app.core.kb.document_filter import DocumentFilter, filtered_document_ids
 from app.core.kb.embedder import Embedder
 from app.core.kb.fusion import Span, cap_per_document, drop_overlapping, reciprocal_rank_fusion
+from app.core.kb.keyword_query import match_expression, query_terms
 from app.core.kb.reranker import Reranker
-from app.core.kb.segmenter import match_expression, query_terms
 from app.core.kb.vector_store import VectorStore
 
 VECTOR = "vector"

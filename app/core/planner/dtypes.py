@@ -64,12 +64,6 @@ def kv_row_bytes(kv_cache_dtype: str, n_elements: int) -> int:
     return -(-n_elements // block) * block_bytes
 
 
-def kv_element_bytes(kv_cache_dtype: str) -> Fraction:
-    """Average bytes per element for a KV-cache dtype (e.g. 17/16 for q8_0)."""
-    block, block_bytes = KV_BLOCK_SIZES[kv_cache_dtype]
-    return Fraction(block_bytes, block)
-
-
 def normalize_hf_dtype(value: object, default: str = "bf16") -> str:
     """Map an HF ``dtype``/``torch_dtype`` value ("bfloat16", "torch.float16") to bf16/f16/f32."""
     if not isinstance(value, str):

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from app.core.chat.segmentation import index_text, match_expression, snippet
+from app.core.chat.search import match_expression, snippet
 from app.core.chat.store import ConversationStore
+from app.core.util.segmenter import index_terms
 
 
 @pytest.fixture
@@ -71,7 +72,7 @@ def test_queries_without_searchable_text_and_fts_syntax_are_harmless(store: Conv
 
 
 def test_segmentation_shapes() -> None:
-    assert index_text("Hi 中文模型") == "hi 中文 文模 模型 中 文 模 型"
+    assert index_terms("Hi 中文模型") == "hi 中 文 模 型 中文 文模 模型"
     assert match_expression("中文模型 GPU") == '"中文 文模 模型" AND "gpu"*'
     assert match_expression("字") == '"字"'
     assert match_expression("...") is None

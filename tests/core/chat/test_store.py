@@ -204,6 +204,24 @@ def test_migration_from_version_1_fills_the_search_index(tmp_path: Path) -> None
         assert migrated.conversation("c").title == "t"
 
 
+def test_migration_from_version_2_remakes_the_search_terms_with_the_shared_segmenter(tmp_path: Path) -> None:
+    """Version 2 read half-width katakana as one latin word; version 3 splits it like the knowledge base."""
+    path = tmp_path / "v2.db"
+    connection = open_database(path, target_version=2)
+    connection.execute("INSERT INTO conversations (id, title, created_at, updated_at) VALUES ('c', 't', 1, 1)")
+    connection.execute(
+        "INSERT INTO messages (id, conversation_id, role, text, created_at) VALUES ('m', 'c', 'user', 'ｶﾀｶﾅ', 1)"
+    )
+    # the terms version 2 stored
+    connection.execute("INSERT INTO message_search (rowid, terms) SELECT seq, 'ｶﾀｶﾅ' FROM messages")
+    assert schema_version(connection) == 2
+    connection.close()
+    with ConversationStore(path) as migrated:
+        assert [m.message_id for m in migrated.search("ﾀｶ")] == ["m"]
+    with sqlite3.connect(path) as reopened:
+        assert schema_version(reopened) == SCHEMA_VERSION == 3
+
+
 def test_a_file_from_a_newer_version_or_a_damaged_file_is_refused_clearly(tmp_path: Path) -> None:
     newer = tmp_path / "newer.db"
     connection = sqlite3.connect(newer)

@@ -14,10 +14,10 @@ from app.core.kb import vector_store as vector_store_module
 from app.core.kb.chunk_store import keyword_search
 from app.core.kb.database import open_database
 from app.core.kb.document_filter import DocumentFilter, filtered_document_ids
+from app.core.kb.keyword_query import match_expression, query_terms
 from app.core.kb.knowledge_base import KnowledgeBase
 from app.core.kb.progress import ProgressTracker
 from app.core.kb.retrieval import NO_DOCUMENTS_IN_FILTER, SearchOptions
-from app.core.kb.segmenter import match_expression, query_terms
 from app.core.kb.vector_store import VectorKey, VectorStore
 from tests.fixtures.knowledge_base import FAKE_READERS, open_knowledge_base
 

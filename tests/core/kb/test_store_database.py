@@ -20,10 +20,11 @@ from app.core.kb.catalog import (
     mark_indexing,
 )
 from app.core.kb.chunk_store import chunks_by_ids, chunks_by_position, insert_chunks, keyword_search
-from app.core.kb.database import SCHEMA_VERSION, knowledge_base_id, open_database, transaction
+from app.core.kb.database import SCHEMA_VERSION, knowledge_base_id, open_database
 from app.core.kb.documents import Chunk
 from app.core.kb.errors import KnowledgeBaseError
-from app.core.kb.segmenter import match_expression, query_terms
+from app.core.kb.keyword_query import match_expression, query_terms
+from app.core.util.sqlite import transaction
 
 
 @pytest.fixture

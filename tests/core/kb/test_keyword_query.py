@@ -1,10 +1,11 @@
-"""Keyword segmentation: CJK runs become unigrams and bigrams, latin words are lowercased, on both sides."""
+"""The knowledge base's keyword query over the shared segmenter's index terms, on a real FTS5 table."""
 
 from __future__ import annotations
 
 import sqlite3
 
-from app.core.kb.segmenter import index_terms, match_expression, query_terms
+from app.core.kb.keyword_query import match_expression, query_terms
+from app.core.util.segmenter import index_terms
 
 
 def test_cjk_runs_become_characters_and_overlapping_bigrams() -> None:
