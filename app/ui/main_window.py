@@ -23,8 +23,10 @@ from app.context import AppContext
 from app.core.config import Settings, spec_for
 from app.core.config.schema import same_value
 from app.core.engines.base import LoadedModel
+from app.core.engines.manager import MIN_RETRY_CONTEXT
 from app.core.hardware import HardwareReport, format_report
 from app.core.services.gauge_readings import GaugeSnapshot
+from app.core.services.memory_guardian import guard_engine_manager
 from app.core.util.errors import UserFacingError
 from app.ui.bridge import Bridge
 from app.ui.chat.chat_view import ChatView
@@ -40,6 +42,7 @@ from app.ui.model_loader import ModelLoader
 from app.ui.settings.declaration_text import declared
 from app.ui.settings.settings_dialog import SettingsDialog
 from app.ui.state.gui_services import ChatServices, GuiServices
+from app.ui.status.memory_notice_bar import MemoryNoticeBar
 from app.ui.status.model_status import ModelStatus
 from app.ui.theme import apply_theme
 from app.ui.welcome.welcome_page import WelcomePage
@@ -103,6 +106,17 @@ class MainWindow(QMainWindow):
         self.loader.progressed.connect(self.model_status.show_progress)
         self.loader.loaded.connect(self._load_finished)
         self.loader.failed.connect(self._load_failed)
+        self._last_loaded: LoadedModel | None = None
+
+        # The memory guardian pauses new requests, then unloads, before memory runs out; a bar on top says so.
+        self.memory_notice = MemoryNoticeBar(self)
+        self.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.memory_notice)
+        self.memory_notice.unload_requested.connect(self.unload_model)
+        self.memory_notice.reload_smaller_requested.connect(self._reload_smaller)
+        self.memory_notice.engine_unloaded.connect(self._unloaded)
+        self.guardian = guard_engine_manager(services.engine_manager, services.live_settings.get)
+        self.guardian.add_listener(self.memory_notice.deliver)
+        self.after_first_paint(self.guardian.start)
 
         self._build_menus()
         self.welcome.load_requested.connect(self.choose_model_file)
@@ -254,6 +268,14 @@ class MainWindow(QMainWindow):
         """Load ``path`` in the background (False while another load runs)."""
         return self.loader.load(path)
 
+    def _reload_smaller(self) -> None:
+        """The memory notice's offer: load the last model again with half its context."""
+        loaded = self._last_loaded
+        if loaded is not None and self.loader.load(
+                loaded.config.model_path,
+                context_length=max(MIN_RETRY_CONTEXT, loaded.config.context_length // 2)):
+            self.memory_notice.hide()
+
     def unload_model(self) -> None:
         manager = self.services.engine_manager
         self._bridge.run_in_background(manager.unload, lambda _result: self._unloaded())
@@ -277,6 +299,7 @@ class MainWindow(QMainWindow):
         self.welcome.set_message(lambda: self.tr("Loading {0}…").format(path.name))
 
     def _load_finished(self, loaded: LoadedModel) -> None:
+        self._last_loaded = loaded
         status = self.services.engine_manager.status()
         self.model_status.show_ready(loaded, status.selection)
         self._enable_model_actions(loaded=True)
@@ -375,6 +398,7 @@ class MainWindow(QMainWindow):
         if self._shut_down:
             return
         self._shut_down = True
+        self.guardian.stop()
         self.sampler.stop()
         if self.chat_view is not None:
             self.chat_view.shutdown()

@@ -34,8 +34,9 @@ class ModelLoader(QObject):
     def busy(self) -> bool:
         return self.loading_path is not None
 
-    def load(self, path: Path) -> bool:
-        """Start loading ``path``; False when a load is already running."""
+    def load(self, path: Path, *, context_length: int | None = None) -> bool:
+        """Start loading ``path`` (with ``context_length`` tokens per chat, else the settings'); False when a
+        load is already running."""
         if self.loading_path is not None:
             return False
         self.loading_path = path
@@ -43,7 +44,7 @@ class ModelLoader(QObject):
         manager = self._manager
 
         def work(report: ProgressReporter) -> LoadedModel:
-            return manager.load(path, report)
+            return manager.load(path, report, context_length=context_length)
 
         self.started.emit(path)
         self._bridge.run_with_progress(work, self._done, self._failed, self.progressed.emit)

@@ -21,12 +21,16 @@ import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from app.core.engines.admission import AdmissionGate
-from app.core.hardware.live_memory import MemoryView
+from app.core.hardware.live_memory import LiveMemoryReader, MemoryView
 from app.core.hardware.memory_users import ProcessMemory, top_processes_by_rss
 from app.core.util.translatable import LAYOUT, QT_TRANSLATE_NOOP, Text, listed
+
+if TYPE_CHECKING:
+    from app.core.config import Settings
+    from app.core.engines.manager import EngineManager
 
 log = logging.getLogger(__name__)
 
@@ -157,6 +161,12 @@ class MemoryGuardian:
         return self._level
 
     @property
+    def running(self) -> bool:
+        """True while the sampling thread runs."""
+        thread = self._thread
+        return thread is not None and thread.is_alive()
+
+    @property
     def last_view(self) -> MemoryView | None:
         """The latest sample (None before the first)."""
         return self._last_view
@@ -254,3 +264,20 @@ class MemoryGuardian:
             except Exception:  # a failed reading must not end the guard
                 log.exception("memory guardian: reading memory failed")
             self._stop.wait(self._interval_s)
+
+
+def guard_engine_manager(
+    manager: EngineManager, settings: Callable[[], Settings], read: Callable[[], MemoryView] | None = None
+) -> MemoryGuardian:
+    """A guardian for ``manager``'s engine, with limits from the ``engine.os_reserve_gib`` setting (read live).
+
+    ``read`` defaults to the OS's view (``/proc/meminfo``: MemAvailable and the page cache). A GPU view is not
+    read by default: on unified memory NVML has none, and asking CUDA would initialise it in this process.
+    """
+
+    def thresholds() -> GuardianThresholds:
+        return GuardianThresholds.from_reserve(int(settings().float_value("engine.os_reserve_gib") * GIB))
+
+    engine = GuardedEngine(loaded=lambda: manager.engine is not None, admission=manager.admission,
+                           unload=manager.unload)
+    return MemoryGuardian(read if read is not None else LiveMemoryReader(), engine, thresholds)
