@@ -18,6 +18,7 @@ from app.core.config.paths import AppPaths
 from app.core.util.errors import UserFacingError
 from app.core.util.logging_setup import configure_logging
 from app.core.util.privacy import disable_library_telemetry
+from app.core.util.system_libraries import install_hint, missing_for_window
 
 log = logging.getLogger(__name__)
 
@@ -29,6 +30,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"UniDesk {__version__}")
     add_global_options(parser)
+    parser.add_argument(
+        "--self-test", action="store_true",
+        help="check headless that this installation is whole (Qt, llama.cpp, embedding model, fonts), print a report",
+    )
     add_commands(parser)
     accept_global_options_after_commands(parser)
     return parser
@@ -50,6 +55,11 @@ def build_context(home: str | None, *, verbose: bool) -> AppContext:
 
 def start_gui(context: AppContext) -> int:
     """Build the objects the window shares with its workers, then open it (Qt loads only now)."""
+    missing = missing_for_window()
+    if missing:  # Qt would abort with a message that names the wrong library
+        log.error("cannot open the window: %s", install_hint(missing))
+        print(f"unidesk: error: {install_hint(missing)}", file=sys.stderr)
+        return 1
     from app.core.engines.manager import EngineManager
     from app.core.hardware import probe_hardware
     from app.ui.application import run_gui
@@ -86,6 +96,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"unidesk: error: cannot prepare the app's folders: {error}", file=sys.stderr)
         return 1
     log.info("UniDesk %s starting (command: %s)", __version__, args.command or "gui")
+    if args.self_test:
+        from app.self_test import run_self_test
+
+        return run_self_test(context.paths)
     if args.command is None:
         return start_gui(context)
     try:
