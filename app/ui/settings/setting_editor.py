@@ -135,12 +135,10 @@ class SettingEditor(QWidget):
             for choice in (*spec.special_values, *spec.choices):
                 control.addItem(choice.label, choice.value)  # retranslate_ui writes the label
             control.activated.connect(lambda _index: self._changed())
-        elif spec.kind is ValueKind.INT:
-            control = SettingSpinBox(spec, self)
-            control.valueChanged.connect(lambda _value: self._changed())
-        elif spec.kind is ValueKind.FLOAT:
-            control = SettingDoubleSpinBox(spec, self)
-            control.valueChanged.connect(lambda _value: self._changed())
+        elif spec.kind in (ValueKind.INT, ValueKind.FLOAT):
+            control = SettingSpinBox(spec, self) if spec.kind is ValueKind.INT else SettingDoubleSpinBox(spec, self)
+            control.valueChanged.connect(lambda _value: self._changed())  # arrows, and typed numbers
+            control.lineEdit().textEdited.connect(lambda _text: self._changed())  # typing that is not a number
         elif spec.text_format is TextFormat.PATH:
             control = PathField(lambda: declared(spec.title), self)
             control.text_edited.connect(lambda _text: self._changed())
@@ -216,7 +214,7 @@ class SettingEditor(QWidget):
         if isinstance(control, QComboBox):
             return control.currentData()
         if isinstance(control, (SettingSpinBox, SettingDoubleSpinBox)):
-            return control.value()
+            return control.typed()  # the text as typed, not the box's last number
         if isinstance(control, PathField):
             return control.text()
         return control.text()

@@ -3,12 +3,12 @@ bad ones), shows special values by their labels, and steps only through allowed 
 
 from __future__ import annotations
 
-from PySide6.QtGui import QValidator
+from PySide6.QtGui import QFocusEvent, QValidator
 from PySide6.QtWidgets import QAbstractSpinBox, QSpinBox, QWidget
 
 from app.core.config import SettingSpec
 from app.ui.i18n import follow_language
-from app.ui.settings.special_values import label_for, label_state, shows_label, special_labels, value_for_label
+from app.ui.settings.special_values import label_for, shows_label, special_labels, typed_number
 from app.ui.settings.spin_steps import enabled_steps, stepped
 
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
@@ -39,19 +39,29 @@ class SettingSpinBox(QSpinBox):
         return label_for(self._labels, value) or str(value)
 
     def valueFromText(self, text: str) -> int:
-        special = value_for_label(self._labels, text)
-        if special is not None:
-            return int(special)
-        try:
-            return int(text.strip())
-        except ValueError:
-            return self.value()
+        typed = typed_number(self._labels, text)
+        if typed is None:
+            return self.value()  # not a number: the box keeps its number, the editor shows the problem
+        return int(min(max(typed, INT32_MIN), INT32_MAX))
+
+    def typed(self) -> int | float | str:
+        """What the field says: its number (a special value's label read as its value), else the text itself."""
+        number = typed_number(self._labels, self.text())
+        if number is None:
+            return self.text()
+        return int(number) if number.is_integer() else number
 
     def validate(self, text: str, pos: int) -> tuple[QValidator.State, str, int]:
-        state = label_state(self._labels, text)
-        if state is not None:
-            return state, text, pos
-        return super().validate(text, pos)
+        """Any text may be typed and stays as typed (never corrected on leaving the field): the editor reads
+        it and explains what is wrong with it (:meth:`SettingEditor.value`)."""
+        return QValidator.State.Acceptable, text, pos
+
+    def focusOutEvent(self, event: QFocusEvent) -> None:
+        """Leaving the field keeps text that is not a number as typed (Qt would write the last number back)."""
+        typed = self.text()
+        super().focusOutEvent(event)
+        if typed_number(self._labels, typed) is None and self.text() != typed:
+            self.lineEdit().setText(typed)
 
     def stepBy(self, steps: int) -> None:
         self.setValue(int(stepped(self._spec, self.value(), steps)))

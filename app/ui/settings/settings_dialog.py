@@ -133,6 +133,13 @@ class SettingsDialog(QDialog):
         self.apply_result.setVisible(bool(rendered(text)))
         self.apply_result.setStyleSheet(f"color: {'#43a047' if succeeded else '#e53935'};")
 
+    def reject(self) -> None:
+        """Cancel, Escape or the window's close button: the edits are dropped, so the dialog shows the settings
+        in force when it opens again (and its verdict plans those)."""
+        self.panel.set_settings(self._services.live_settings.get())
+        self._show_result("", True)
+        super().reject()
+
     def done(self, result: int) -> None:
         self.calculator.wait(3000)
         super().done(result)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtGui import QValidator
+import math
 
 from app.core.config import SettingSpec
 from app.ui.settings.declaration_text import declared
@@ -40,14 +40,13 @@ def value_for_label(labels: dict[float, str], text: str) -> float | None:
     return None
 
 
-def label_state(labels: dict[float, str], text: str) -> QValidator.State | None:
-    """Acceptable for a whole label, Intermediate for the start of one, None when it is not label text."""
-    typed = text.strip().casefold()
-    if not typed or typed[0].isdigit() or typed[0] in "-+.,":
+def typed_number(labels: dict[float, str], text: str) -> float | None:
+    """The number ``text`` stands for (a special value's label or a number), or None when it is neither."""
+    special = value_for_label(labels, text)
+    if special is not None:
+        return special
+    try:
+        number = float(text.strip())
+    except ValueError:
         return None
-    for label in labels.values():
-        if label.casefold() == typed:
-            return QValidator.State.Acceptable
-        if label.casefold().startswith(typed):
-            return QValidator.State.Intermediate
-    return None
+    return number if math.isfinite(number) else None
