@@ -1,0 +1,141 @@
+"""Plan against measurement: load models of several shapes on llama.cpp and compare the planner's total with the
+memory the process really took (RSS growth over the load and a warm-up) and with llama.cpp's own KV and compute
+buffer figures (from its log). Goal: the plan within 10% of the RSS growth for every shape.
+
+Each shape is loaded in a fresh child process (a clean baseline; llama-cpp-python imported before the
+baseline, so the library itself is not counted). The plan's embedder is left out (no embedding model is loaded).
+
+    .venv/bin/python -m tests.benchmarks.bench_plan_vs_memory [--out FILE.json] [--shapes a,b]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from tests.benchmarks.llamacpp_bench_models import write_bench_gguf
+from tests.fixtures.gguf_models import ModelShape
+
+MIB = 1024**2
+GOAL = 0.10
+MODEL_DIR = Path(tempfile.gettempdir()) / "unidesk-plan-vs-memory"
+# name -> (architecture, weight type, context per chat, parallel chats)
+# A vocabulary of a real size (32000, as Llama-2 and Mistral; the test vocabulary builder stops near 36000):
+# the tokenizer and the output head are part of what the runtime holds.
+GQA_1024 = ModelShape(n_layers=16, n_embd=1024, n_heads=16, n_kv_heads=4, n_ff=2816, n_ctx_train=32768, vocab=32000)
+MHA_1024 = ModelShape(n_layers=16, n_embd=1024, n_heads=16, n_kv_heads=16, n_ff=2816, n_ctx_train=8192, vocab=32000)
+LLAMA32_1B = ModelShape(n_layers=16, n_embd=2048, n_heads=32, n_kv_heads=8, n_ff=8192, n_ctx_train=131072,
+                        vocab=32000, rope_freq_base=500000.0)
+CASES: dict[str, tuple[ModelShape, str, int, int]] = {
+    "gqa-1024x16-q8_0-ctx4k": (GQA_1024, "q8_0", 4096, 1),
+    "gqa-1024x16-f16-ctx8k": (GQA_1024, "f16", 8192, 1),
+    "gqa-1024x16-q8_0-ctx32k": (GQA_1024, "q8_0", 32768, 1),
+    "mha-1024x16-q8_0-ctx4k-4chats": (MHA_1024, "q8_0", 4096, 4),
+    "llama3.2-1b-shape-q8_0-ctx8k-2chats": (LLAMA32_1B, "q8_0", 8192, 2),
+}
+_BUFFER_LINE = re.compile(r"(KV|compute) buffer size\s*=\s*([\d.]+)\s*MiB")
+
+
+def _rss() -> int:
+    import psutil
+
+    return int(psutil.Process().memory_info().rss)
+
+
+def measure_child(model: Path, context: int, chats: int) -> dict[str, Any]:
+    """In the child: load ``model`` through the EngineManager, warm it up, and report plan and measurement."""
+    import llama_cpp  # noqa: F401  the library's own memory belongs to the baseline
+
+    from app.core.config import Settings
+    from app.core.engines.manager import EngineManager
+    from app.core.hardware import probe_hardware
+
+    lines: list[str] = []
+
+    class Collect(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            lines.append(record.getMessage())
+
+    llama_logger = logging.getLogger("llama_cpp")
+    llama_logger.setLevel(logging.DEBUG)
+    llama_logger.addHandler(Collect())
+    hardware = probe_hardware(measure_bandwidth=False)
+    settings = Settings.defaults().with_changes({"engine.context_length": context, "engine.parallel_chats": chats,
+                                                 "engine.warmup": True})
+    manager = EngineManager(lambda: hardware, lambda: settings)
+    before = _rss()
+    manager.load(model)
+    after = _rss()
+    plan = manager.status().plan
+    assert plan is not None
+    buffers = {"KV": 0.0, "compute": 0.0}
+    for line in lines:
+        for kind, mib in _BUFFER_LINE.findall(line):
+            buffers[kind] += float(mib)
+    manager.unload()
+    planned = plan.total_bytes - plan.embedder_bytes
+    kv_measured, compute_measured = int(buffers["KV"] * MIB), int(buffers["compute"] * MIB)
+    return {
+        "model_file_bytes": model.stat().st_size,
+        "context_per_chat": plan.context_length,
+        "parallel_chats": chats,
+        "plan": {"weights_bytes": plan.weights_bytes, "kv_bytes": plan.kv_bytes_total,
+                 "compute_bytes": plan.compute_bytes, "runtime_bytes": plan.overhead_bytes,
+                 "total_without_embedder_bytes": planned},
+        "measured": {"rss_growth_bytes": after - before,
+                     "llamacpp_kv_buffer_bytes": kv_measured,
+                     "llamacpp_compute_buffer_bytes": compute_measured,
+                     "rss_beyond_weights_kv_compute_bytes": after - before - plan.weights_bytes - kv_measured
+                     - compute_measured},
+        "plan_over_rss_growth": planned / max(1, after - before),
+        "plan_kv_over_llamacpp_kv": plan.kv_bytes_total / max(1, kv_measured),
+        "plan_compute_over_llamacpp_compute": plan.compute_bytes / max(1, compute_measured),
+    }
+
+
+def run_case(name: str) -> dict[str, Any]:
+    shape, dtype, context, chats = CASES[name]
+    stem = f"{shape.n_layers}x{shape.n_embd}-kv{shape.n_kv_heads}-v{shape.vocab}-t{shape.n_ctx_train}-{dtype}"
+    model = write_bench_gguf(MODEL_DIR / f"{stem}.gguf", shape, dtype)  # type: ignore[arg-type]
+    completed = subprocess.run(
+        [sys.executable, "-m", "tests.benchmarks.bench_plan_vs_memory", "--child", str(model), str(context),
+         str(chats)],
+        capture_output=True, text=True, timeout=900, check=False,
+    )
+    if completed.returncode != 0:
+        raise RuntimeError(f"{name}: child failed: {completed.stderr[-2000:]}")
+    result: dict[str, Any] = json.loads(completed.stdout.strip().splitlines()[-1])
+    result["within_goal"] = abs(result["plan_over_rss_growth"] - 1) <= GOAL
+    return result
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, help="also write the JSON report here")
+    parser.add_argument("--shapes", help="comma-separated case names (default: all)")
+    parser.add_argument("--child", nargs=3, metavar=("MODEL", "CTX", "CHATS"), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        model, context, chats = args.child
+        print(json.dumps(measure_child(Path(model), int(context), int(chats))))
+        return 0
+    names = args.shapes.split(",") if args.shapes else list(CASES)
+    cases = {name: run_case(name) for name in names}
+    report = {"goal": f"plan total within {GOAL:.0%} of RSS growth", "cases": cases}
+    report["all_within_goal"] = all(case["within_goal"] for case in report["cases"].values())
+    text = json.dumps(report, indent=2)
+    print(text)
+    if args.out:
+        args.out.write_text(text + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
