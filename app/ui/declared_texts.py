@@ -92,6 +92,8 @@ DECLARED_TEXTS: tuple[object, ...] = (
     QT_TRANSLATE_NOOP('SettingsDeclaration', 'Cross-encoder used when reranking is on: a name in the local model cache or a folder. If it is not on this computer, passages are not reranked (search still works).'),
     QT_TRANSLATE_NOOP('SettingsDeclaration', 'Embedding batch'),
     QT_TRANSLATE_NOOP('SettingsDeclaration', 'How many pieces are embedded at once while indexing. Larger batches keep a GPU busier; on a CPU 32-64 is best. Finished documents are saved after every batch.'),
+    QT_TRANSLATE_NOOP('SettingsDeclaration', 'Recognise scanned pages'),
+    QT_TRANSLATE_NOOP('SettingsDeclaration', 'Read the text of scanned PDF pages and of pictures (PNG, JPEG) you add, with text recognition (OCR) for Chinese and English that runs on this computer. It runs in the background and takes about a second per page. Off: such pages are left out.'),
     QT_TRANSLATE_NOOP('SettingsDeclaration', 'Pause indexing while answering'),
     QT_TRANSLATE_NOOP('SettingsDeclaration', 'While an answer is being written (in the window or through the local API), indexing waits between batches so the answer is not slowed down; it carries on when the answer is done.'),
     QT_TRANSLATE_NOOP('SettingsDeclaration', 'Check folders every'),

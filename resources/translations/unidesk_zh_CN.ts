@@ -2,6 +2,19 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name></name>
+    <message>
+        <source>LinkCheck</source>
+        <comment>Open link?</comment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>LinkCheck</source>
+        <comment>Open this address in your web browser?</comment>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>BackendChoice</name>
     <message>
         <source>the settings send requests to a remote server</source>
@@ -616,6 +629,26 @@
         <translation>这个 PDF 没有文本层（是扫描页面吗？）</translation>
     </message>
     <message>
+        <source>this PDF has no text layer and text recognition found no text in it</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>text recognition is turned off</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>text recognition is not installed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>this picture is damaged or not a PNG/JPEG image</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>no text was recognised in this picture</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>this PDF is protected by a password</source>
         <translation>这个 PDF 受密码保护</translation>
     </message>
@@ -674,6 +707,26 @@
     <message>
         <source>Supported: text, Markdown, reStructuredText, PDF, DOCX, HTML, CSV and source code.</source>
         <translation>支持：文本、Markdown、reStructuredText、PDF、DOCX、HTML、CSV 和源代码。</translation>
+    </message>
+    <message>
+        <source>Supported: text, Markdown, reStructuredText, PDF, DOCX, HTML, CSV, source code and pictures of text.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Turn on text recognition (kb.ocr) in Settings, or run OCR on it and add the result.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Turn on text recognition (kb.ocr) in Settings to add pictures of text.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open it in an image viewer and save it again, then retry.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Install the rapidocr and onnxruntime packages, then add the picture again.</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Save it as .docx (Word: File &gt; Save As) and add that.</source>
@@ -872,6 +925,10 @@
         <translation>其他程序</translation>
     </message>
     <message>
+        <source>Page cache (reclaimable, counted as free)</source>
+        <translation>页面缓存（可回收，计为空闲）</translation>
+    </message>
+    <message>
         <source>Free</source>
         <translation>空闲</translation>
     </message>
@@ -932,6 +989,81 @@
     <message>
         <source>{0} cores on {1} in {2} (the core of NVIDIA Grace)</source>
         <translation>{2} 显示 {1} 上有 {0} 核心（NVIDIA Grace 的核心）</translation>
+    </message>
+</context>
+<context>
+    <name>HelpMenu</name>
+    <message>
+        <source>&amp;Help</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;About UniDesk</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open the &amp;log folder</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Copy a diagnostic report</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Machine, settings without secrets and the last log lines, for a bug report</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A private AI assistant: models and documents stay on this machine.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>UniDesk is licensed under Apache-2.0. It is built from:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>About UniDesk</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Log folder</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This system has no file manager to open it. The log is in:
+{0}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A diagnostic report is on the clipboard: paste it into your bug report.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>HomeLock</name>
+    <message>
+        <source>The UniDesk window (process {0}) is using the data in {1}.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Do this in the window (the local API is Settings &gt; Local API), or close the window and run the command again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>`unidesk {0}` (process {1}) is using the data in {2}.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Wait for it to finish or stop it, then try again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Another UniDesk process is using the data in {0}.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Close it, then try again.</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
@@ -1383,6 +1515,29 @@
     </message>
 </context>
 <context>
+    <name>LocalApiSwitch</name>
+    <message>
+        <source>Local API: {0}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Programs on this computer can use the loaded model at this address with the token in {0}.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Local API: not running</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Local API: off</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Turn it on in Settings &gt; Local API.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>LocalModelsPage</name>
     <message>
         <source>Name</source>
@@ -1558,6 +1713,41 @@
     <message>
         <source>No GPU found (no NVIDIA device, no AMD card in /sys/class/drm, not Apple Silicon)</source>
         <translation>未找到 GPU（没有 NVIDIA 设备，/sys/class/drm 中没有 AMD 显卡，也不是 Apple 芯片）</translation>
+    </message>
+    <message>
+        <source>Built-in profile &apos;{0}&apos;: {1}</source>
+        <translation>内置配置 &apos;{0}&apos;：{1}</translation>
+    </message>
+    <message>
+        <source>the backend UniDesk picks on this machine (profile &apos;{0}&apos;)</source>
+        <translation>UniDesk 在这台机器上选择的后端（配置 &apos;{0}&apos;）</translation>
+    </message>
+</context>
+<context>
+    <name>MachineFile</name>
+    <message>
+        <source>Unknown machine &apos;{0}&apos;: not a built-in profile nor a file.</source>
+        <translation>未知的机器 &apos;{0}&apos;：既不是内置配置，也不是文件。</translation>
+    </message>
+    <message>
+        <source>Use one of {0}, or a file saved on that computer with: unidesk probe --json &gt; FILE</source>
+        <translation>请使用 {0} 之一，或在那台电脑上用以下命令保存的文件：unidesk probe --json &gt; FILE</translation>
+    </message>
+    <message>
+        <source>Cannot read the machine file {0}: {1}.</source>
+        <translation>无法读取机器描述文件 {0}：{1}。</translation>
+    </message>
+    <message>
+        <source>Give a file saved with: unidesk probe --json &gt; FILE</source>
+        <translation>请提供用以下命令保存的文件：unidesk probe --json &gt; FILE</translation>
+    </message>
+    <message>
+        <source>{0} is not a saved machine description: {1}.</source>
+        <translation>{0} 不是保存的机器描述：{1}。</translation>
+    </message>
+    <message>
+        <source>Save one again on that computer with: unidesk probe --json &gt; FILE</source>
+        <translation>请在那台电脑上重新保存：unidesk probe --json &gt; FILE</translation>
     </message>
 </context>
 <context>
@@ -1813,6 +2003,68 @@
     <message>
         <source>{0}: {1}</source>
         <translation>{0}：{1}</translation>
+    </message>
+</context>
+<context>
+    <name>MemoryGuardian</name>
+    <message>
+        <source>The GPU reports {0} free, the system {1}: the difference is page cache, which the system reclaims when needed.</source>
+        <translation>GPU 报告空闲 {0}，系统报告 {1}：差额是页面缓存，系统在需要时会回收它。</translation>
+    </message>
+    <message>
+        <source>The GPU reports only {0} free while the system reports {1} available (page cache {2}); the guardian goes by the GPU&apos;s figure.</source>
+        <translation>GPU 只报告空闲 {0}，而系统报告可用 {1}（页面缓存 {2}）；内存守护按 GPU 的数字判断。</translation>
+    </message>
+    <message>
+        <source>unknown</source>
+        <translation>未知</translation>
+    </message>
+    <message>
+        <source>Memory recovered ({0} free): new requests are accepted again.</source>
+        <translation>内存已恢复（空闲 {0}）：重新接受新的请求。</translation>
+    </message>
+    <message>
+        <source>New requests are paused: only {0} of memory is free, less than the {1} safety margin.</source>
+        <translation>新的请求已暂停：只有 {0} 内存空闲，低于 {1} 的安全余量。</translation>
+    </message>
+    <message>
+        <source>Close other programs, or unload the model or reload it with a shorter context or fewer chats. Most memory: {0}.</source>
+        <translation>请关闭其他程序，或卸载模型，或用更短的上下文、更少的对话重新加载。占用内存最多的是：{0}。</translation>
+    </message>
+    <message>
+        <source>The model is being unloaded: memory ran out.</source>
+        <translation>正在卸载模型：内存已耗尽。</translation>
+    </message>
+    <message>
+        <source>The model was unloaded to keep the system responsive: only {0} of memory was free (the floor is {1}). Most memory: {2}. Load it again with a shorter context or fewer chats once memory is free.</source>
+        <translation>为保持系统响应，模型已被卸载：只有 {0} 内存空闲（下限为 {1}）。占用内存最多的是：{2}。内存释放后，请用更短的上下文或更少的对话重新加载。</translation>
+    </message>
+</context>
+<context>
+    <name>MemoryNoticeBar</name>
+    <message>
+        <source>Memory</source>
+        <translation>内存</translation>
+    </message>
+    <message>
+        <source>Unload the model</source>
+        <translation>卸载模型</translation>
+    </message>
+    <message>
+        <source>Reload smaller</source>
+        <translation>缩小后重新加载</translation>
+    </message>
+    <message>
+        <source>Load the model again with half the context length</source>
+        <translation>用一半的上下文长度重新加载模型</translation>
+    </message>
+    <message>
+        <source>Dismiss</source>
+        <translation>关闭提示</translation>
+    </message>
+    <message>
+        <source>Most memory:</source>
+        <translation>占用内存最多的是：</translation>
     </message>
 </context>
 <context>
@@ -2192,6 +2444,14 @@
     <message>
         <source>Add a folder that holds the model&apos;s weights, or a .gguf file.</source>
         <translation>请添加包含模型权重的文件夹，或一个 .gguf 文件。</translation>
+    </message>
+    <message>
+        <source>{0} is already being downloaded by another UniDesk process.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Let that download finish, then try again.</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>{0} changed on the hub while it was being downloaded.</source>
@@ -3196,6 +3456,14 @@
         <translation>索引时一次嵌入多少个文本块。批越大，GPU 越忙；在 CPU 上 32-64 最好。每批完成后都会保存已完成的文档。</translation>
     </message>
     <message>
+        <source>Recognise scanned pages</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Read the text of scanned PDF pages and of pictures (PNG, JPEG) you add, with text recognition (OCR) for Chinese and English that runs on this computer. It runs in the background and takes about a second per page. Off: such pages are left out.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Pause indexing while answering</source>
         <translation>回答时暂停索引</translation>
     </message>
@@ -3527,6 +3795,25 @@
     <message>
         <source>{0}, {1}</source>
         <translation>{0}、{1}</translation>
+    </message>
+</context>
+<context>
+    <name>UncaughtErrorDialogs</name>
+    <message>
+        <source>Unexpected error</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Something went wrong: {0}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>UniDesk keeps running; the details were written to {0}.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{0} more errors happened since.</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
