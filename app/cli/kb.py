@@ -1,4 +1,4 @@
-"""``unidesk kb add|list|remove|query``: the knowledge base from the command line."""
+"""``unidesk kb add|list|remove|query|check|model``: the knowledge base from the command line."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from app.cli.common import CommandHandler, Subparsers, print_json
+from app.cli.kb_check import register_commands, run_check, run_model
 from app.context import AppContext
 from app.core.util.errors import UserFacingError
 
@@ -34,6 +35,7 @@ def register(subparsers: Subparsers) -> dict[str, CommandHandler]:
     query.add_argument("text", help="the question or keywords")
     query.add_argument("--k", type=int, metavar="N", help="number of passages (default: settings kb.top_k)")
     query.add_argument("--json", action="store_true", help="print one JSON document (a list of hits)")
+    register_commands(commands)
     return {"kb": run_kb}
 
 
@@ -42,6 +44,8 @@ def run_kb(args: argparse.Namespace, context: AppContext) -> int:
 
     handlers = {"add": _add, "list": _list, "remove": _remove, "query": _query}
     with KnowledgeBase.open(context.paths, context.settings) as knowledge_base:
+        if args.kb_command in ("check", "model"):
+            return (run_check if args.kb_command == "check" else run_model)(args, knowledge_base, context)
         return handlers[args.kb_command](args, knowledge_base)
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from app.core.kb.errors import EmbeddingModelError
+from app.core.planner.embedders import EmbedderSpec, spec_for
 from app.core.util.translatable import QT_TRANSLATE_NOOP, Text
 
 CONTEXT = "KnowledgeBaseErrors"
@@ -40,6 +41,11 @@ class EmbeddingModelSource:
     key: str
     location: str
     bundled: bool
+
+    @property
+    def spec(self) -> EmbedderSpec | None:
+        """The known model family (its query/passage prefixes), recognised by name or folder name."""
+        return spec_for(self.name) or spec_for(Path(self.location).name)
 
 
 def resolve_embedding_model(name: str) -> EmbeddingModelSource:
@@ -184,8 +190,10 @@ class Embedder:
         return int(getter())
 
     def chunk_tokens_for(self, chunk_tokens_setting: int) -> int:
-        """``min(kb.chunk_tokens, max_seq_length - 2)``: the chunk size indexing really uses."""
-        return effective_chunk_tokens(chunk_tokens_setting, self.max_seq_length)
+        """``min(kb.chunk_tokens, max_seq_length - 2 - passage prefix)``: the chunk size indexing really uses."""
+        spec = self.source.spec
+        prefix_tokens = self.count_tokens(spec.passage_prefix) if spec is not None and spec.passage_prefix else 0
+        return effective_chunk_tokens(chunk_tokens_setting, self.max_seq_length - prefix_tokens)
 
     def count_tokens(self, text: str) -> int:
         """Tokens of ``text`` in this model's own tokenizer, without special tokens."""
@@ -236,7 +244,13 @@ class Embedder:
         model = self._loaded_model()
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
-        encode = getattr(model, "encode_query" if query else "encode_document", None) or model.encode
+        options: dict[str, Any] = {}
+        spec = self.source.spec
+        if spec is not None:  # a known family: its own prefixes, not whatever the model's config says
+            encode = model.encode
+            options["prompt"] = spec.query_prefix if query else spec.passage_prefix
+        else:  # sentence-transformers applies the model's own "query"/"document" prompts, if any
+            encode = getattr(model, "encode_query" if query else "encode_document", None) or model.encode
         with self._encode_lock:
             vectors = encode(
                 list(texts),
@@ -244,6 +258,7 @@ class Embedder:
                 normalize_embeddings=True,
                 convert_to_numpy=True,
                 show_progress_bar=False,
+                **options,
             )
         result: NDArray[np.float32] = np.asarray(vectors, dtype=np.float32)
         return result

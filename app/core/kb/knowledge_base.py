@@ -18,13 +18,20 @@ from app.core.kb.cleanup import clean_orphan_vectors
 from app.core.kb.database import DATABASE_FILE_NAME, open_database
 from app.core.kb.document_filter import DocumentFilter
 from app.core.kb.embedder import Embedder, resolve_embedding_model
+from app.core.kb.embedding_choice import (
+    EMBEDDING_MODELS_FOLDER,
+    EmbeddingSelection,
+    machine_choice,
+    select_embedding_model,
+)
 from app.core.kb.errors import EmbeddingModelError, KnowledgeBaseError
 from app.core.kb.indexer import Indexer, IndexingOptions
 from app.core.kb.ingest_plan import forget_folder, watched_folders
-from app.core.kb.reranker import Reranker
-from app.core.kb.retrieval import HybridSearcher, SearchOptions, SearchResult
+from app.core.kb.reranker import Reranker, RerankPlan
+from app.core.kb.retrieval import RERANK_POOL, HybridSearcher, SearchOptions, SearchResult
 from app.core.kb.spaces import active_space, all_spaces
 from app.core.kb.vector_store import VectorStore
+from app.core.planner.embedders import AUTOMATIC, EmbedderChoice
 from app.core.util.sqlite import transaction
 from app.core.util.translatable import QT_TRANSLATE_NOOP, Text
 
@@ -35,15 +42,43 @@ CHROMA_FOLDER_NAME = "chroma"
 
 
 class EmbedderPool:
-    """One :class:`Embedder` per model, made on first request and shared (indexing and search)."""
+    """One :class:`Embedder` per model, made on first request and shared (indexing and search).
 
-    def __init__(self, *, device: str | None = None, cache_folder: Path | None = None) -> None:
+    ``auto`` (the default ``kb.embedding_model``) means the planner's model for this machine when it
+    is on this computer (in ``models_dir`` or the Hugging Face cache), else the bundled fallback.
+    """
+
+    def __init__(
+        self,
+        *,
+        device: str | None = None,
+        cache_folder: Path | None = None,
+        models_dir: Path | None = None,
+        choice: EmbedderChoice | None = None,
+    ) -> None:
         self._device = device
         self._cache_folder = cache_folder
+        self.models_dir = models_dir
+        self._choice = choice
         self._lock = threading.Lock()
         self._embedders: dict[str, Embedder] = {}
 
+    def choice(self) -> EmbedderChoice:
+        """The planner's embedding model for this machine (its hardware is probed once, when first needed)."""
+        with self._lock:
+            if self._choice is None:
+                from app.core.hardware.probe import probe_hardware
+
+                self._choice = machine_choice(probe_hardware(measure_bandwidth=False))
+            return self._choice
+
+    def selection(self, setting: str, models_dir: Path | None = None) -> EmbeddingSelection:
+        """Which model ``setting`` means here, and why (see :func:`select_embedding_model`)."""
+        return select_embedding_model(setting, models_dir or self.models_dir, self.choice)
+
     def get(self, model_name: str) -> Embedder:
+        if model_name.strip().lower() == AUTOMATIC:
+            model_name = self.selection(model_name).model
         key = resolve_embedding_model(model_name).key
         with self._lock:
             embedder = self._embedders.get(key)
@@ -157,9 +192,14 @@ class KnowledgeBase:
         by_status = Counter(record.status.value for record in records)
         return KnowledgeBaseStats(len(records), dict(by_status), chunks, active, building)
 
+    def embedding_selection(self) -> EmbeddingSelection:
+        """The embedding model new vectors are made with, the one wanted, and why (for the window, `kb`)."""
+        return self.embedders.selection(self.settings.str_value("kb.embedding_model"),
+                                        self.folder / EMBEDDING_MODELS_FOLDER)
+
     def indexer(self, options: IndexingOptions | None = None, **overrides: Any) -> Indexer:
-        """An indexer for this knowledge base using the embedding model in settings."""
-        embedder = self.embedders.get(self.settings.str_value("kb.embedding_model"))
+        """An indexer for this knowledge base with the embedding model of :meth:`embedding_selection`."""
+        embedder = self.embedders.get(self.embedding_selection().model)
         overrides.setdefault("searches_waiting", lambda: self.embedders.queries_waiting() > 0)
         return Indexer(self.database_path, self.vector_store, embedder,
                        options or IndexingOptions.from_settings(self.settings), **overrides)
@@ -175,10 +215,7 @@ class KnowledgeBase:
     ) -> SearchResult:
         """Hybrid search over indexed documents (vectors of the active model's space, and keywords);
         ``documents`` limits it to some documents (it overrides the one in ``options``)."""
-        chosen = options or SearchOptions(
-            k=k if k is not None else self.settings.int_value("kb.top_k"),
-            rerank=self.settings.bool_value("kb.reranker") if rerank is None else rerank,
-        )
+        chosen = options or self._search_options(k, rerank)
         if documents is not None:
             chosen = dataclasses.replace(chosen, documents=documents)
         if chosen.k <= 0:
@@ -205,6 +242,22 @@ class KnowledgeBase:
         except EmbeddingModelError as error:
             return None, error.message
         return embedder, ""
+
+    def _search_options(self, k: int | None, rerank: bool | None) -> SearchOptions:
+        """Options from settings; ``rerank`` None follows kb.reranker and :meth:`rerank_plan`, True forces it."""
+        top_k = k if k is not None else self.settings.int_value("kb.top_k")
+        if rerank is not None:
+            return SearchOptions(k=top_k, rerank=rerank)
+        pool = self.rerank_plan().pool if self.settings.bool_value("kb.reranker") else 0
+        return SearchOptions(k=top_k, rerank=pool > 0, rerank_pool=pool or RERANK_POOL)
+
+    def rerank_plan(self) -> RerankPlan:
+        """Whether searches rerank, how many candidates, and why (loads the reranker model the first time)."""
+        if not self.settings.bool_value("kb.reranker"):
+            return RerankPlan(0, "reranking is turned off in Settings (kb.reranker)")
+        reranker = self._reranker_for(True)
+        assert reranker is not None
+        return reranker.plan()
 
     def _reranker_for(self, wanted: bool) -> Reranker | None:
         if not wanted:

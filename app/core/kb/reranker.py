@@ -1,4 +1,10 @@
-"""Optional cross-encoder reranking of found passages, when a reranker model is on this computer."""
+"""Cross-encoder reranking of found passages: on by default where it pays, when the model is on this computer.
+
+bge-reranker-v2-m3 (568M parameters, multilingual, Chinese and English) reads each question with
+each candidate passage. On a GPU that is cheap for dozens of candidates; on a CPU each pair costs
+tens of milliseconds per core, so only the top few are reordered, and on a small CPU not at all
+(:func:`plan_reranking`).
+"""
 
 from __future__ import annotations
 
@@ -6,12 +12,38 @@ import logging
 import os
 import threading
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 log = logging.getLogger(__name__)
 
-DEFAULT_RERANKER_MODEL = "cross-encoder/ms-marco-MiniLM-L-6-v2"
+DEFAULT_RERANKER_MODEL = "BAAI/bge-reranker-v2-m3"
+GPU_POOL = 40
+"""Candidates reordered on a GPU."""
+CPU_POOL = 10
+"""Candidates reordered on a CPU that has the cores for it."""
+MIN_CPU_CORES = 4
+"""Below this many logical cores a 568M-parameter cross-encoder costs seconds per question: off."""
+
+
+@dataclass(frozen=True)
+class RerankPlan:
+    """How many of the top candidates to rerank (0: none), and why, in words for the user."""
+
+    pool: int
+    reason: str
+
+
+def plan_reranking(device: str, cpu_cores: int, *, model_available: bool, unavailable_reason: str = "") -> RerankPlan:
+    """Rerank on a GPU (top :data:`GPU_POOL`), on a CPU with enough cores (top :data:`CPU_POOL`), else not."""
+    if not model_available:
+        return RerankPlan(0, f"reranking is off: {unavailable_reason or 'no reranker model'}")
+    if device in ("cuda", "mps"):
+        return RerankPlan(GPU_POOL, f"reranking the top {GPU_POOL} candidates on the GPU")
+    if cpu_cores >= MIN_CPU_CORES:
+        return RerankPlan(CPU_POOL, f"reranking the top {CPU_POOL} candidates on the CPU")
+    return RerankPlan(0, f"reranking is off: {cpu_cores} CPU cores and no GPU make it slower than it is worth")
 
 
 class Reranker:
@@ -28,6 +60,7 @@ class Reranker:
         self._lock = threading.Lock()
         self._model: Any = None
         self._tried = False
+        self._used_device = ""
         self.unavailable_reason: str | None = None
 
     def available(self) -> bool:
@@ -51,10 +84,11 @@ class Reranker:
         transformers_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
         folder = Path(self.model_name).expanduser()
         location = str(folder.resolve()) if folder.is_dir() else self.model_name
+        self._used_device = self._device or pick_device()
         try:
             return CrossEncoder(
                 location,
-                device=self._device or pick_device(),
+                device=self._used_device,
                 cache_folder=str(self._cache_folder) if self._cache_folder else None,
                 local_files_only=True,
             )
@@ -62,6 +96,12 @@ class Reranker:
             log.info("reranker %s unavailable: %s", self.model_name, error)
             self.unavailable_reason = f"the reranker model {self.model_name!r} is not on this computer"
             return None
+
+    def plan(self) -> RerankPlan:
+        """:func:`plan_reranking` for this model on this computer (checks the model is there, loading it)."""
+        available = self.available()
+        return plan_reranking(self._used_device.split(":")[0], os.cpu_count() or 1, model_available=available,
+                              unavailable_reason=self.unavailable_reason or "")
 
     def scores(self, query: str, passages: Sequence[str]) -> list[float]:
         """Relevance of each passage to the query (higher is better); needs :meth:`available`."""

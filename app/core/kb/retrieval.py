@@ -65,6 +65,8 @@ class SearchOptions:
     use_vectors: bool = True
     use_keywords: bool = True
     rerank: bool = False
+    rerank_pool: int = RERANK_POOL
+    """How many of the top candidates the reranker reorders (see app.core.kb.reranker.plan_reranking)."""
     documents: DocumentFilter | None = None
 
 
@@ -142,8 +144,8 @@ class HybridSearcher:
         ]
         candidates = drop_overlapping(candidates, _Candidate.span)
         ran = [name for name in (VECTOR, KEYWORD) if name in rankings]
-        if options.rerank:
-            candidates, note = self._rerank(query, candidates, max(RERANK_POOL, options.k * 2))
+        if options.rerank and len(candidates) > 1:
+            candidates, note = self._rerank(query, candidates, max(options.rerank_pool, options.k))
             if note:
                 notes.append(note)
             else:

@@ -88,7 +88,7 @@ REQUIRED = {
     "engine.gpu_layers": (ValueKind.INT, -1, None, None, ()),
     "engine.threads": (ValueKind.INT, 0, 1, 512, ()),
     "engine.flash_attention": (ValueKind.STR, "auto", None, None, ("auto", "on", "off")),
-    "kb.embedding_model": (ValueKind.STR, "all-MiniLM-L6-v2", None, None, ()),
+    "kb.embedding_model": (ValueKind.STR, "auto", None, None, ()),
     "kb.chunk_tokens": (ValueKind.INT, None, 64, 4096, ()),
     "kb.chunk_overlap_tokens": (ValueKind.INT, None, 0, 1024, ()),
     "kb.top_k": (ValueKind.INT, None, 1, 50, ()),

@@ -10,7 +10,7 @@ import pytest
 
 from app.core.kb.knowledge_base import KnowledgeBase
 from app.core.kb.progress import ProgressTracker
-from app.core.kb.reranker import Reranker
+from app.core.kb.reranker import CPU_POOL, GPU_POOL, Reranker, plan_reranking
 from app.core.kb.retrieval import SearchOptions, vector_weight
 from tests.fixtures.knowledge_base import FAKE_READERS, open_knowledge_base
 
@@ -71,8 +71,11 @@ def test_a_missing_reranker_is_reported_not_fatal(tmp_path: Path) -> None:
                              kb__reranker_model="no-such-org/no-such-reranker") as kb:
         kb.indexer(**FAKE_READERS).run([folder], ProgressTracker(), threading.Event())  # type: ignore[arg-type]
         result = kb.search("otters")
-        assert result.hits and "rerank" not in result.retrievers
-        assert any("reranking is unavailable" in note for note in result.notes)
+        assert result.hits and "rerank" not in result.retrievers and not result.notes
+        assert "not on this computer" in kb.rerank_plan().reason and kb.rerank_plan().pool == 0
+        forced = kb.search("otters", rerank=True)
+        assert forced.hits and "rerank" not in forced.retrievers
+        assert any("reranking is unavailable" in note for note in forced.notes)
 
 
 def test_an_empty_knowledge_base_answers_with_nothing_and_says_why(tmp_path: Path) -> None:
@@ -109,3 +112,30 @@ def test_keywords_still_answer_when_the_indexed_model_is_gone(kb: KnowledgeBase)
     result = kb.search("beavers dams", k=2)
     assert result.hits and result.retrievers == ("keyword",)
     assert any("vector search is unavailable" in note and "deleted-model" in note for note in result.notes)
+
+
+def test_reranking_pays_on_a_gpu_and_on_a_cpu_with_cores_only() -> None:
+    assert plan_reranking("cuda", 2, model_available=True).pool == GPU_POOL
+    assert plan_reranking("mps", 2, model_available=True).pool == GPU_POOL
+    assert plan_reranking("cpu", 8, model_available=True).pool == CPU_POOL
+    small = plan_reranking("cpu", 2, model_available=True)
+    assert small.pool == 0 and "2 CPU cores" in small.reason
+    missing = plan_reranking("cuda", 64, model_available=False, unavailable_reason="no model here")
+    assert missing.pool == 0 and "no model here" in missing.reason
+
+
+def test_by_default_search_reranks_only_the_top_candidates_on_a_cpu(
+    kb: KnowledgeBase, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("app.core.kb.reranker.os.cpu_count", lambda: 8)
+    plan = kb.rerank_plan()
+    assert plan.pool == CPU_POOL and "CPU" in plan.reason
+    result = kb.search("what do otters eat", k=5)
+    assert result.retrievers[-1] == "rerank"
+    monkeypatch.setattr("app.core.kb.reranker.os.cpu_count", lambda: 2)
+    assert "rerank" not in kb.search("what do otters eat", k=5).retrievers, "two cores: it would not pay"
+
+
+def test_reranking_can_be_turned_off(tmp_path: Path, tiny_cross_encoder: Path) -> None:
+    with open_knowledge_base(tmp_path / "kb", kb__reranker=False, kb__reranker_model=str(tiny_cross_encoder)) as kb:
+        assert kb.rerank_plan().pool == 0 and "turned off" in kb.rerank_plan().reason
