@@ -31,6 +31,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"UniDesk {__version__}")
     add_global_options(parser)
     parser.add_argument(
+        "--startup-time", action="store_true",
+        help="open the window, print the time from start to its first paint, then quit (a fresh --home: cold start)",
+    )
+    parser.add_argument(
         "--self-test", action="store_true",
         help="check headless that this installation is whole (Qt, llama.cpp, embedding model, fonts), print a report",
     )
@@ -53,7 +57,7 @@ def build_context(home: str | None, *, verbose: bool) -> AppContext:
     return AppContext(paths=paths, settings_store=store, settings_load=load, log_file=log_file)
 
 
-def start_gui(context: AppContext) -> int:
+def start_gui(context: AppContext, *, startup_time: bool = False) -> int:
     """Build the objects the window shares with its workers, then open it (Qt loads only now)."""
     missing = missing_for_window()
     if missing:  # Qt would abort with a message that names the wrong library
@@ -81,7 +85,7 @@ def start_gui(context: AppContext) -> int:
         if services is None:
             return 1
         try:
-            return run_gui(context, services)
+            return run_gui(context, services, startup_time=startup_time)
         finally:
             if services.chat is not None:
                 services.chat.close()
@@ -101,7 +105,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return run_self_test(context.paths)
     if args.command is None:
-        return start_gui(context)
+        return start_gui(context, startup_time=args.startup_time)
     try:
         with command_lock(args, context.paths):
             return run_command(args, context)

@@ -80,3 +80,16 @@ def test_offscreen_and_other_systems_need_no_x11_libraries() -> None:
     assert {library.soname for library in offscreen} == {library.soname for library in QT_GUI_LIBRARIES}
     assert not set(QT_XCB_LIBRARIES) & set(offscreen)
     assert missing_for_window({"DISPLAY": ":0"}, "Windows", can_load=nothing_loads) == []
+
+
+def test_startup_time_opens_the_window_reports_its_first_paint_and_quits(tmp_path: Path) -> None:
+    environment = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    environment.pop("UNIDESK_HOME", None)
+    result = subprocess.run(
+        [sys.executable, "-m", "app", "--home", str(tmp_path), "--startup-time"],
+        cwd=REPO_ROOT, capture_output=True, text=True, timeout=300, env=environment,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = [line for line in result.stdout.splitlines() if line.startswith("first paint after ")]
+    assert len(lines) == 1
+    assert 0 < float(lines[0].split()[3]) < 300

@@ -4,15 +4,26 @@ from __future__ import annotations
 
 import logging
 import sys
+from typing import TYPE_CHECKING
 
 from app.context import AppContext
 from app.ui.state.gui_services import GuiServices
 
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QApplication
+
 log = logging.getLogger(__name__)
 
+DESKTOP_FILE_ID = "io.github.unidesk.UniDesk"
+"""The desktop entry's name (packaging/linux) without ``.desktop``; also the app id on Wayland."""
 
-def run_gui(context: AppContext, services: GuiServices) -> int:
-    """Open the main window and run the event loop until it closes; returns the exit code."""
+
+def run_gui(context: AppContext, services: GuiServices, *, startup_time: bool = False) -> int:
+    """Open the main window and run the event loop until it closes; returns the exit code.
+
+    ``startup_time``: print the time from process start to the window's first paint, then quit
+    (``unidesk --startup-time``, for measuring a cold start).
+    """
     try:
         from PySide6.QtWidgets import QApplication
     except ImportError as error:
@@ -29,10 +40,12 @@ def run_gui(context: AppContext, services: GuiServices) -> int:
 
     protect_none_from_pyside()
 
-    app = QApplication.instance() or QApplication(sys.argv[:1])
+    # argv[0] names the X11 window instance (WM_CLASS "unidesk", "UniDesk"); under `python -m app` it was "__main__.py".
+    app = QApplication.instance() or QApplication(["unidesk"])
     assert isinstance(app, QApplication)
     app.setApplicationName("UniDesk")
     app.setOrganizationName("UniDesk")
+    app.setDesktopFileName(DESKTOP_FILE_ID)  # the Wayland app id: the desktop matches the window to its menu entry
     app.setWindowIcon(app_icon())
     # The look lives in one object owned by the app: it follows the system's light/dark switch while
     # "system" is chosen; the window's Apply re-themes through it (apply_theme finds the same controller).
@@ -45,6 +58,8 @@ def run_gui(context: AppContext, services: GuiServices) -> int:
     install_window_channel(window, context.paths)  # a second launch brings this window to the front
     api_switch = install_local_api_switch(window, services.engine_manager, services.live_settings, context.paths)
     window.settings_applied_hooks.append(api_switch.follow)
+    if startup_time:
+        window.after_first_paint(lambda: report_startup_time(app))
     window.show()
     log.info("window shown")
     code = app.exec()
@@ -54,3 +69,15 @@ def run_gui(context: AppContext, services: GuiServices) -> int:
     window.shutdown()
     services.engine_manager.unload()
     return int(code)
+
+
+def report_startup_time(app: QApplication) -> None:
+    """Print how long ago this process started (the first paint has just happened), then quit."""
+    import time
+
+    import psutil
+
+    elapsed = time.time() - psutil.Process().create_time()
+    print(f"first paint after {elapsed:.2f} s", flush=True)
+    log.info("first paint %.2f s after the process started", elapsed)
+    app.quit()
