@@ -8,6 +8,7 @@ import select
 import socket
 import time
 from dataclasses import replace
+from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -45,6 +46,7 @@ OPENAI_DEFAULT_TOP_P = 1.0
 
 class ApiRequestHandler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    default_request_version = "HTTP/1.1"  # so even a malformed request line is answered with a status line
     server_version = "UniDesk"
     timeout = 120  # seconds one read or write may block (the whole request has its own deadlines)
     server: _HttpServer
@@ -56,6 +58,20 @@ class ApiRequestHandler(BaseHTTPRequestHandler):
     @property
     def api(self) -> ApiServer:
         return self.server.api
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """Malformed HTTP (answered by the stdlib parser): a status line and an OpenAI-style JSON error, even to
+        a request line without a version (which the stdlib would answer with a bare HTML page)."""
+        detail = message or explain or HTTPStatus(code).phrase
+        payload = json.dumps(ApiError(code, f"Malformed HTTP request: {detail}", code="invalid_http").body()).encode()
+        self.close_connection = True
+        self.send_response(code)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(payload)))
+        self.send_header("Connection", "close")
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(payload)
 
     def handle_one_request(self) -> None:
         """Serve one request; the client has ``header_timeout_s`` in all to send its headers."""
