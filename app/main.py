@@ -23,6 +23,10 @@ from app.core.util.system_libraries import install_hint, missing_for_window
 log = logging.getLogger(__name__)
 
 
+# Commands that may load a local model in this process (the window too).
+MODEL_COMMANDS = frozenset({"chat", "bench", "ask", "serve"})
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="unidesk",
@@ -94,6 +98,11 @@ def start_gui(context: AppContext, *, startup_time: bool = False) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     disable_library_telemetry()
     args = build_parser().parse_args(argv)
+    if args.command is None or args.command in MODEL_COMMANDS:
+        # Before anything imports numpy: a CUDA build of llama.cpp loaded after numpy crashed on model load.
+        from app.core.engines.backends.llamacpp_native import preload_library
+
+        preload_library()
     try:
         context = build_context(args.home, verbose=args.verbose)
     except OSError as error:

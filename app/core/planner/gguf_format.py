@@ -1,7 +1,7 @@
 """A small GGUF header parser: key/values and the tensor table, read with plain buffered reads.
 
-Nothing is memory-mapped (a ``numpy.memmap`` of a GGUF, as ``gguf.GGUFReader`` makes, was
-followed by a crash in llama.cpp's CUDA model load), and every count and length in the
+Nothing is memory-mapped and neither numpy nor the gguf package is imported (numpy loaded
+before llama.cpp's CUDA libraries made the model load crash), and every count and length in the
 header is checked against the bytes left in the file before anything is allocated, so a
 damaged or hostile file fails with :class:`GgufFormatError` in bounded memory.
 """
@@ -32,6 +32,18 @@ _SCALARS: dict[int, tuple[str, int]] = {
     6: ("<f", 4), 7: ("<?", 1), 10: ("<Q", 8), 11: ("<q", 8), 12: ("<d", 8),
 }
 _STRING, _ARRAY = 8, 9
+
+# ggml tensor types by id (ggml.h's enum ggml_type): name, values per block, bytes per block.
+GGML_TYPES: dict[int, tuple[str, int, int]] = {
+    0: ("f32", 1, 4), 1: ("f16", 1, 2), 2: ("q4_0", 32, 18), 3: ("q4_1", 32, 20), 6: ("q5_0", 32, 22),
+    7: ("q5_1", 32, 24), 8: ("q8_0", 32, 34), 9: ("q8_1", 32, 40), 10: ("q2_k", 256, 84), 11: ("q3_k", 256, 110),
+    12: ("q4_k", 256, 144), 13: ("q5_k", 256, 176), 14: ("q6_k", 256, 210), 15: ("q8_k", 256, 292),
+    16: ("iq2_xxs", 256, 66), 17: ("iq2_xs", 256, 74), 18: ("iq3_xxs", 256, 98), 19: ("iq1_s", 256, 50),
+    20: ("iq4_nl", 32, 18), 21: ("iq3_s", 256, 110), 22: ("iq2_s", 256, 82), 23: ("iq4_xs", 256, 136),
+    24: ("i8", 1, 1), 25: ("i16", 1, 2), 26: ("i32", 1, 4), 27: ("i64", 1, 8), 28: ("f64", 1, 8),
+    29: ("iq1_m", 256, 56), 30: ("bf16", 1, 2), 34: ("tq1_0", 256, 54), 35: ("tq2_0", 256, 66),
+    39: ("mxfp4", 32, 17), 40: ("nvfp4", 64, 36), 41: ("q1_0", 128, 18),
+}
 
 
 class GgufFormatError(ValueError):

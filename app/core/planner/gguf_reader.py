@@ -10,6 +10,7 @@ from typing import Any
 
 from app.core.planner.errors import ModelMetadataError
 from app.core.planner.gguf_format import (
+    GGML_TYPES,
     SUPPORTED_VERSIONS,
     GgufFormatError,
     GgufHeader,
@@ -29,7 +30,9 @@ _HINT = "Pick a complete .gguf model file (re-download it if it was interrupted)
 def read_gguf_metadata(path: Path) -> ModelMetadata:
     """Read architecture, attention shape, experts and tensor bytes from a GGUF file.
 
-    The header is parsed with plain reads (:mod:`gguf_format`); nothing stays mapped or open.
+    The header is parsed with plain reads (:mod:`gguf_format`): nothing is mapped, and neither
+    numpy nor the gguf package is imported (numpy's libraries loaded before llama.cpp's CUDA
+    libraries made the model load segfault; see app.core.engines.backends.llamacpp_native).
     """
     try:
         header = read_gguf_header(path)
@@ -49,25 +52,21 @@ def read_gguf_metadata(path: Path) -> ModelMetadata:
 
 def _tensor_row(path: Path, header: GgufHeader, info: GgufTensorInfo) -> tuple[str, str, int, int, int, list[int]]:
     """(name, type name, bytes, elements, absolute data offset, shape) of one tensor."""
-    from gguf.constants import GGML_QUANT_SIZES, GGMLQuantizationType
-
-    try:
-        tensor_type = GGMLQuantizationType(info.type_id)
-        block_size, type_size = GGML_QUANT_SIZES[tensor_type]
-    except (ValueError, KeyError) as exc:
+    if info.type_id not in GGML_TYPES:
         raise ModelMetadataError(
             f"{path.name}: tensor {info.name} has type {info.type_id}, which this app does not know.",
             "Update UniDesk or choose another build of the model.",
-        ) from exc
+        )
+    type_name, block_size, block_bytes = GGML_TYPES[info.type_id]
     n_elements = math.prod(info.shape)
     if info.shape[0] % block_size:
         raise ModelMetadataError(
             f"{path.name} is damaged: tensor {info.name} has {info.shape[0]} columns, not a multiple of "
-            f"{block_size} as {tensor_type.name.lower()} needs.",
+            f"{block_size} as {type_name} needs.",
             _HINT,
         )
-    n_bytes = n_elements // block_size * type_size
-    return info.name, tensor_type.name.lower(), n_bytes, n_elements, header.data_offset + info.offset, list(info.shape)
+    n_bytes = n_elements // block_size * block_bytes
+    return info.name, type_name, n_bytes, n_elements, header.data_offset + info.offset, list(info.shape)
 
 
 def _reason(exc: Exception) -> str:

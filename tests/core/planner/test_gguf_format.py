@@ -176,3 +176,12 @@ def test_long_arrays_keep_only_their_length(tmp_path: Path) -> None:
     assert header.array_length("tokenizer.ggml.tokens") == count
     assert header.value("tokenizer.ggml.tokens") is None
     assert header.array_length("x.scores") == count
+
+
+def test_tensor_type_table_matches_the_gguf_package() -> None:
+    from gguf.constants import GGML_QUANT_SIZES
+
+    from app.core.planner.gguf_format import GGML_TYPES
+
+    theirs = {int(kind): (kind.name.lower(), *sizes) for kind, sizes in GGML_QUANT_SIZES.items()}
+    assert {type_id: GGML_TYPES[type_id] for type_id in theirs if type_id in GGML_TYPES} == theirs

@@ -6,6 +6,7 @@ import ctypes
 import functools
 import logging
 import os
+import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -30,6 +31,24 @@ _OOM_MARKERS = (
     "cudamalloc failed",
     "bad_alloc",
 )
+
+
+def preload_library() -> bool:
+    """Load llama.cpp's shared libraries now; call it before anything imports numpy.
+
+    On a CUDA build (llama-cpp-python 0.3.36, CUDA 13, H200), ``llama_model_load_from_file``
+    segfaulted whenever numpy (or torch) had been imported before llama.cpp's libraries were
+    loaded; loaded first, the same load works (gdb: the fault is in ``llama_model::print_info``'s
+    number formatting, in code resolved to libggml-cuda). Returns False where llama-cpp-python
+    is not installed or its library cannot be loaded (the engine reports that when used).
+    """
+    if "llama_cpp.llama_cpp" not in sys.modules and "numpy" in sys.modules:
+        LLAMA_LOGGER.warning("numpy was imported before llama.cpp's libraries; a CUDA build may crash on load")
+    try:
+        import llama_cpp.llama_cpp  # noqa: F401  (the import loads libllama and libggml*)
+    except (ImportError, OSError, RuntimeError):
+        return False
+    return True
 
 
 def llama_library() -> Any:
