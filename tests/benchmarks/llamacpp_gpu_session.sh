@@ -8,7 +8,9 @@
 # llama.cpp without models/docs/tests/examples/web UI/other GPU backends, and its Python package) and
 # .devcarry/whl (gguf, diskcache, platformdirs, tomli-w wheels). Outputs stay under /tmp.
 export UD_SITE=/tmp/ud-site UD_BUILD=/tmp/ud-build UD_MODELS=/tmp/ud-models
-export PYTHONPATH=$UD_SITE:$PWD LLAMA_CPP_LIB_PATH=$UD_BUILD/bin PYTHONUNBUFFERED=1
+# UD_APP: the project tree to run (default: here); a copy under /tmp keeps later calls' re-sent tree out of it.
+export UD_APP=${UD_APP:-$PWD}
+export PYTHONPATH=$UD_SITE:$UD_APP LLAMA_CPP_LIB_PATH=$UD_BUILD/bin PYTHONUNBUFFERED=1
 step=${1:-env}
 case $step in
 setup)
@@ -17,11 +19,11 @@ setup)
   info=$UD_SITE/llama_cpp_python-0.3.36.dist-info
   mkdir -p $info && printf 'Metadata-Version: 2.1\nName: llama-cpp-python\nVersion: 0.3.36\n' > $info/METADATA
   rm -rf /tmp/ud-src && cp -r .devcarry/lcp/llama.cpp /tmp/ud-src
-  cp tests/benchmarks/llamacpp_cuda_build.sh /tmp/ud-build.sh
+  cp $UD_APP/tests/benchmarks/llamacpp_cuda_build.sh /tmp/ud-build.sh
   (cd /tmp && setsid nohup bash -c "bash /tmp/ud-build.sh /tmp/ud-src $UD_BUILD > /tmp/ud-build.log 2>&1; echo \$? > /tmp/ud-build.rc" < /dev/null > /dev/null 2>&1 &)
   mkdir -p $UD_MODELS
   for shape in ${UD_SHAPES:-llama3.2-1b llama3.1-8b}; do for dtype in q8_0 f16; do
-    python3 -m tests.benchmarks.llamacpp_bench_models $shape $dtype $UD_MODELS/$shape-$dtype.gguf || exit 1
+    (cd $UD_APP && python3 -m tests.benchmarks.llamacpp_bench_models $shape $dtype $UD_MODELS/$shape-$dtype.gguf) || exit 1
   done; done
   ls -la $UD_MODELS; df -h /tmp | tail -1
   ;;

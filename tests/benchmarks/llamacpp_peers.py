@@ -22,6 +22,15 @@ from tests.benchmarks.reference_loops import ContextSettings
 HOST = "127.0.0.1"
 
 
+def repacking_off() -> bool:
+    """Whether the engine turns llama.cpp's CPU weight repacking off here (AMX CPUs); peers then do too."""
+    import llama_cpp
+
+    from app.core.engines.backends.llamacpp_native import cpu_repacking_crashes
+
+    return cpu_repacking_crashes(llama_cpp)
+
+
 def _context_arguments(settings: ContextSettings) -> list[str]:
     """llama.cpp common-argument spelling of a ContextSettings (n_ctx is the total over sequences)."""
     return [
@@ -34,6 +43,7 @@ def _context_arguments(settings: ContextSettings) -> list[str]:
         "-ctv", settings.kv_cache_dtype,
         "-fa", settings.flash_attention,
         "-ngl", str(settings.gpu_layers if settings.gpu_layers >= 0 else 999),
+        *(["--no-repack"] if repacking_off() else []),
         "-kvu" if settings.kv_unified else "-no-kvu",
     ]
 

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from app.core.engines.backends.llamacpp_native import cpu_repacking_crashes
+
 GGML_KV_TYPES = {"f32": 0, "f16": 1, "q4_0": 2, "q8_0": 8}
 FLASH_ATTENTION_TYPES = {"auto": -1, "off": 0, "on": 1}
 
@@ -59,6 +61,7 @@ class ReferenceModel:
         llama_cpp.llama_backend_init()
         model_params = llama_cpp.llama_model_default_params()
         model_params.n_gpu_layers = gpu_layers
+        model_params.use_extra_bufts = not cpu_repacking_crashes(llama_cpp)  # as the engine does
         model = llama_cpp.llama_model_load_from_file(str(model_path).encode(), model_params)
         if not model:
             raise RuntimeError(f"llama.cpp could not load {model_path}")
