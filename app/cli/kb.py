@@ -25,7 +25,9 @@ def register(subparsers: Subparsers) -> dict[str, CommandHandler]:
     add.add_argument("paths", nargs="+", metavar="PATH", help="files or folders (folders are watched)")
     add.add_argument("--json", action="store_true", help="print the summary as one JSON document")
 
-    listing = commands.add_parser("list", help="documents in the knowledge base with their status")
+    listing = commands.add_parser(
+        "list", help="documents with their stage: keywords (findable by keywords, vectors coming), indexed "
+                     "(by meaning too), pending or failed")
     listing.add_argument("--json", action="store_true", help="print one JSON document (a list)")
 
     remove = commands.add_parser("remove", help="remove a document (the file itself is kept)")
@@ -90,7 +92,8 @@ def _progress_line(progress: Any) -> str:
         return f"kb: {progress.phase}{detail}"
     eta = f", ETA {progress.eta_seconds:.0f} s" if progress.eta_seconds is not None else ""
     current = f" - {Path(progress.current_file).name}" if progress.current_file else ""
-    return (f"kb: {progress.files_done}/{progress.files_total} files, {progress.chunks_done} chunks, "
+    return (f"kb: {progress.files_searchable}/{progress.files_total} findable by keywords, "
+            f"{progress.files_indexed} embedded, {progress.chunks_done}/{progress.chunks_total} chunks, "
             f"{progress.chunks_per_second:.0f} chunks/s{eta}, {progress.files_failed} failed{current}")
 
 
@@ -102,12 +105,13 @@ def _list(args: argparse.Namespace, knowledge_base: Any) -> int:
     if not records:
         print("The knowledge base is empty. Add documents with: unidesk kb add PATH...")
         return 0
-    print(f"{'ID':>5}  {'STATUS':<8}  {'CHUNKS':>6}  {'PAGES':>5}  {'FORMAT':<6}  PATH")
+    print(f"{'ID':>5}  {'STAGE':<8}  {'CHUNKS':>6}  {'PAGES':>5}  {'FORMAT':<6}  PATH")
     for record in records:
-        print(f"{record.id:>5}  {record.status.value:<8}  {record.chunk_count:>6}  {record.pages:>5}  "
+        print(f"{record.id:>5}  {record.stage:<8}  {record.chunk_count:>6}  {record.pages:>5}  "
               f"{(record.format or '-'):<6}  {record.path}")
         if record.error_message:
-            print(f"{'':>5}  {record.error_kind}: {record.error_message}")
+            tries = f" (after {record.read_attempts} attempt(s))" if record.read_attempts else ""
+            print(f"{'':>5}  {record.error_kind}{tries}: {record.error_message}")
         for note in (record.notes or "").splitlines():
             print(f"{'':>5}  note: {note}")
     return 0

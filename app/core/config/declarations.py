@@ -277,6 +277,36 @@ SETTINGS: tuple[SettingSpec, ...] = (
         group="Indexing",
     ),
     SettingSpec(
+        "kb.max_file_mb", INT, 256, "Largest file",
+        "Files bigger than this are not added to the knowledge base (they are listed as failed, with "
+        "the reason), so one huge file cannot fill the memory or the disk.",
+        minimum=1,
+        maximum=16_384,
+        unit="MB",
+        group="Indexing",
+        advanced=True,
+    ),
+    SettingSpec(
+        "kb.read_timeout_seconds", INT, 300, "Time to read one file",
+        "Reading one file (before its text is embedded) is stopped after this long; the file is "
+        "listed as failed and not tried again until it changes.",
+        minimum=5,
+        maximum=86_400,
+        unit="s",
+        group="Indexing",
+        advanced=True,
+    ),
+    SettingSpec(
+        "kb.read_memory_mb", INT, 3072, "Memory to read one file",
+        "Files are read in a separate process that may use at most this much memory; a file that "
+        "needs more is listed as failed instead of slowing down or stopping the app.",
+        minimum=256,
+        maximum=65_536,
+        unit="MB",
+        group="Indexing",
+        advanced=True,
+    ),
+    SettingSpec(
         "kb.pause_while_answering", BOOL, True, "Pause indexing while answering",
         "While an answer is being written (in the window or through the local API), indexing waits "
         "between batches so the answer is not slowed down; it carries on when the answer is done.",

@@ -12,7 +12,8 @@ from app.core.kb.chunk_store import delete_chunks
 
 
 class DocumentStatus(enum.Enum):
-    """Where a document stands. Only ``INDEXED`` documents have chunks, keyword rows and vectors."""
+    """Where a document stands. Only ``INDEXED`` documents have chunks and keyword rows (keyword search finds
+    them); their vectors follow (``DocumentRecord.embedded``)."""
 
     PENDING = "pending"
     INDEXING = "indexing"
@@ -41,22 +42,38 @@ class DocumentRecord:
     """What was read only in part (one line each), e.g. a skipped PDF page."""
     added_at: float
     updated_at: float
+    embedded: bool = False
+    """Its vectors are in the active vector space: search finds it by meaning too (not only by keywords)."""
+    read_attempts: int = 0
+    """Attempts to read it that did not succeed (or have not ended yet)."""
+
+    @property
+    def stage(self) -> str:
+        """"keywords" (indexed, vectors still coming), "indexed" (searchable both ways), else the status."""
+        if self.status is DocumentStatus.INDEXED and not self.embedded:
+            return "keywords"
+        return self.status.value
 
     def to_dict(self) -> dict[str, Any]:
         document = asdict(self)
         document["status"] = self.status.value
+        document["stage"] = self.stage
         return document
 
 
 _COLUMNS = (
     "id, path, source_folder, content_hash, size, mtime_ns, format, title, pages, chunk_count, "
-    "status, error_kind, error_message, notes, added_at, updated_at"
+    "status, error_kind, error_message, notes, added_at, updated_at, "
+    "EXISTS (SELECT 1 FROM vector_members m JOIN vector_spaces s ON s.collection = m.collection "
+    "WHERE m.document_id = documents.id AND s.state = 'active') AS embedded, "
+    "COALESCE((SELECT attempts FROM read_attempts a WHERE a.document_id = documents.id), 0) AS read_attempts"
 )
 
 
 def _record(row: sqlite3.Row) -> DocumentRecord:
     values = dict(row)
     values["status"] = DocumentStatus(values["status"])
+    values["embedded"] = bool(values["embedded"])
     return DocumentRecord(**values)
 
 

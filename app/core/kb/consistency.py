@@ -19,6 +19,8 @@ class ConsistencyReport:
     vectors: int
     orphan_vectors: int
     problems: tuple[str, ...]
+    awaiting_vectors: int = 0
+    """Indexed documents (findable by keywords) not yet complete in the active space: embedding resumes."""
 
     @property
     def ok(self) -> bool:
@@ -26,8 +28,8 @@ class ConsistencyReport:
 
 
 def check_consistency(connection: sqlite3.Connection, vector_store: VectorStore) -> ConsistencyReport:
-    """Every indexed document has all its chunks, keyword rows and (in its spaces) vectors;
-    nothing else has chunks or keyword rows."""
+    """Every indexed document has all its chunks and keyword rows, every member of a space all its vectors;
+    nothing else has chunks or keyword rows. Indexed documents not (yet) members are counted, not problems."""
     problems: list[str] = []
     indexed = {
         int(row["id"]): (str(row["content_hash"]), int(row["chunk_count"]))
@@ -50,7 +52,7 @@ def check_consistency(connection: sqlite3.Connection, vector_store: VectorStore)
     members: dict[str, set[int]] = defaultdict(set)
     for row in connection.execute("SELECT collection, document_id FROM vector_members"):
         members[str(row["collection"])].add(int(row["document_id"]))
-    vectors = orphans = 0
+    vectors = orphans = awaiting = 0
     for space in all_spaces(connection):
         present: dict[int, set[int]] = defaultdict(set)
         for key in vector_store.keys(space.collection):
@@ -65,11 +67,10 @@ def check_consistency(connection: sqlite3.Connection, vector_store: VectorStore)
                 problems.append(f"{space.collection}: member {document_id} is not indexed")
             elif present[document_id] != set(range(indexed[document_id][1])):
                 problems.append(f"{space.collection}: document {document_id} lacks vectors")
-        if space.state == "active" and not re_embedding_in_progress(connection):
-            for document_id in set(indexed) - members[space.collection]:
-                problems.append(f"{space.collection}: indexed document {document_id} is not a member")
+        if space.state == "active":
+            awaiting = len(set(indexed) - members[space.collection])
     return ConsistencyReport(len(indexed), sum(len(value) for value in ordinals.values()), vectors, orphans,
-                             tuple(problems))
+                             tuple(problems), awaiting)
 
 
 def re_embedding_in_progress(connection: sqlite3.Connection) -> bool:

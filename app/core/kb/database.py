@@ -68,6 +68,13 @@ CREATE TABLE IF NOT EXISTS vector_members (
     PRIMARY KEY (collection, document_id)
 );
 CREATE TABLE IF NOT EXISTS vector_cleanup (document_id INTEGER PRIMARY KEY);
+CREATE TABLE IF NOT EXISTS read_attempts (
+    document_id INTEGER PRIMARY KEY REFERENCES documents (id) ON DELETE CASCADE,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    open INTEGER NOT NULL DEFAULT 0,
+    size INTEGER NOT NULL DEFAULT 0,
+    mtime_ns INTEGER NOT NULL DEFAULT 0
+);
 """
 
 

@@ -1,10 +1,16 @@
-"""One indexing run from start to end: clean up, scan, index, re-embed for a new model, clean up."""
+"""One indexing run from start to end: clean up, scan, read and embed, re-embed for a new model, clean up.
+
+Files are read in a separate process (:mod:`~app.core.kb.parse_worker`) within the limits of
+:class:`~app.core.kb.parse_worker.ParseLimits`, unless a ``parse`` function is given (then in this process:
+tests and trusted callers).
+"""
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -13,11 +19,12 @@ from app.core.kb.cleanup import clean_orphan_vectors, drop_unknown_collections
 from app.core.kb.database import knowledge_base_id, open_database
 from app.core.kb.embedder import Embedder
 from app.core.kb.ingest_plan import Discover, FoundFile, ProblemSink, plan_ingestion
-from app.core.kb.pipeline import IndexWriter, run_pipeline
-from app.core.kb.preparation import ChunkDocument, Parse, Preparer
+from app.core.kb.parse_worker import DEFAULT_PARSER, ParseLimits, ParseWorker
+from app.core.kb.pipeline import EmbeddingStage, ReadingStage, run_pipeline
+from app.core.kb.preparation import ChunkDocument, Parse, Preparer, Read
 from app.core.kb.progress import FileProblem, ProgressTracker
 from app.core.kb.reembed import reembed_into
-from app.core.kb.spaces import ACTIVE, ensure_target_space
+from app.core.kb.spaces import ACTIVE, ensure_target_space, indexed_documents_missing_from
 from app.core.kb.step_aside import ForegroundBusy, StepAside
 from app.core.kb.vector_store import VectorStore
 from app.core.util.sqlite import transaction
@@ -25,13 +32,17 @@ from app.core.util.sqlite import transaction
 
 @dataclass(frozen=True)
 class IndexingOptions:
-    """How documents are cut and batched. ``chunk_tokens`` is capped by the model (see Embedder)."""
+    """How documents are read, cut and batched. ``chunk_tokens`` is capped by the model (see Embedder);
+    ``parser`` is what the reader process runs ("module:function")."""
 
     chunk_tokens: int = 512
     overlap_tokens: int = 64
     batch_chunks: int = 64
-    prefetch_documents: int = 8
     remove_vanished: bool = True
+    limits: ParseLimits = field(default_factory=ParseLimits)
+    parser: str = DEFAULT_PARSER
+    gather_seconds: float = 1.0
+    """While files are read, how long embedding may wait for a full pool of chunks (see EmbeddingStage)."""
 
     @classmethod
     def from_settings(cls, settings: Settings) -> IndexingOptions:
@@ -39,6 +50,7 @@ class IndexingOptions:
             chunk_tokens=settings.int_value("kb.chunk_tokens"),
             overlap_tokens=settings.int_value("kb.chunk_overlap_tokens"),
             batch_chunks=settings.int_value("kb.embedding_batch_size"),
+            limits=ParseLimits.from_settings(settings),
         )
 
 
@@ -167,14 +179,22 @@ class Indexer:
         plan = plan_ingestion(
             connection, paths, self._discover, progress.problem, remove_vanished=self._options.remove_vanished
         )
-        progress.planned(len(plan.work), plan.bytes_total, plan.skipped, len(plan.removed))
+        for item, problem in plan.interrupted:
+            progress.file_failed(item.size, problem)
+        work_ids = {item.document_id for item in plan.work}
+        waiting = [document for document in indexed_documents_missing_from(connection, target.collection)
+                   if document not in work_ids]  # read before, not embedded yet (an interrupted run)
+        progress.planned(len(plan.work) + len(waiting) + len(plan.interrupted), plan.bytes_total, plan.skipped,
+                         len(plan.removed))
         progress.update(phase="indexing")
-        preparer = Preparer(self._parse or _default_parse(), self._chunk or _default_chunk(),
-                            embedder.count_tokens, chunk_tokens, overlap)
         step_aside = self._step_aside(progress)
-        writer = IndexWriter(connection, self._vector_store, target.collection, embedder, progress,
-                             self._options.batch_chunks, step_aside)
-        run_pipeline(plan.work, preparer, writer, cancel, self._options.prefetch_documents)
+        with self._reader() as read:
+            preparer = Preparer(read, self._chunk or _default_chunk(), embedder.count_tokens, chunk_tokens, overlap,
+                                self._options.limits.max_file_bytes)
+            reading = ReadingStage(self._database_path, preparer, progress)
+            embedding = EmbeddingStage(connection, self._vector_store, target.collection, embedder, progress,
+                                       self._options.batch_chunks, step_aside, self._options.gather_seconds)
+            run_pipeline(plan.work, reading, embedding, cancel)
         switched = False
         if not cancel.is_set() and target.state != ACTIVE:
             switched = reembed_into(connection, self._vector_store, embedder, target, progress, cancel,
@@ -184,17 +204,25 @@ class Indexer:
         return switched
 
 
+    @contextmanager
+    def _reader(self) -> Iterator[Read]:
+        """How files are read: the given ``parse`` in this process, else a reader process with limits."""
+        parse = self._parse
+        if parse is not None:
+            yield lambda path, stopped: parse(path)
+            return
+        worker = ParseWorker(self._options.limits, self._options.parser)
+        try:
+            yield worker.parse
+        finally:
+            worker.close()
+
+
 def _chunk_size_note(used: int, setting: int, max_seq_length: int) -> str:
     if used < setting:
         return (f"chunks of {used} tokens: kb.chunk_tokens is {setting}, but the embedding model reads "
                 f"at most {max_seq_length} tokens (2 are its own markers)")
     return f"chunks of {used} tokens"
-
-
-def _default_parse() -> Parse:
-    from app.core.kb.parsers import parse_document
-
-    return parse_document
 
 
 def _default_chunk() -> ChunkDocument:

@@ -2,7 +2,8 @@
 
 Unchanged size and mtime: skipped without reading the file. Changed mtime: queued with the hash
 of the indexed version, so the worker can skip it after hashing if the content is the same.
-Files gone from an added folder are removed. Documents left pending by an earlier run resume.
+Files gone from an added folder are removed. Documents left pending by an earlier run resume, unless
+reading them was interrupted too often (see :mod:`~app.core.kb.read_attempts`): those fail instead.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from app.core.kb.catalog import (
     set_source_folder,
 )
 from app.core.kb.progress import FileProblem
+from app.core.kb.read_attempts import MAX_INTERRUPTED, end_attempt, forget_attempts, interrupted
 from app.core.util.sqlite import transaction
 
 ProblemSink = Callable[[FileProblem], None]
@@ -54,6 +56,8 @@ class IngestPlan:
     skipped: int
     removed: tuple[int, ...]
     folders: tuple[str, ...]
+    interrupted: tuple[tuple[WorkItem, FileProblem], ...] = ()
+    """Files whose reading was interrupted too often: marked failed, not read again."""
 
     @property
     def bytes_total(self) -> int:
@@ -120,7 +124,44 @@ def plan_ingestion(
     for record in list_documents(connection, (DocumentStatus.PENDING, DocumentStatus.INDEXING)):
         if record.id not in work:  # left over by an interrupted run: resume it
             work[record.id] = WorkItem(record.id, Path(record.path), record.size, record.mtime_ns)
-    return IngestPlan(tuple(work.values()), skipped, tuple(removed), tuple(folders))
+    given_up = _give_up_on_interrupted(connection, work)
+    for _, problem in given_up:
+        on_problem(problem)
+    return IngestPlan(tuple(work.values()), skipped, tuple(removed), tuple(folders), tuple(given_up))
+
+
+def _give_up_on_interrupted(
+    connection: sqlite3.Connection, work: dict[int, WorkItem]
+) -> list[tuple[WorkItem, FileProblem]]:
+    """Fail (and drop from ``work``) the files whose reading the app did not survive MAX_INTERRUPTED times,
+    unless they changed since (then they are read afresh)."""
+    given_up: list[tuple[WorkItem, FileProblem]] = []
+    for document_id, attempt in interrupted(connection).items():
+        item = work.get(document_id)
+        if item is None:
+            continue
+        tries = attempt.attempts
+        with transaction(connection):
+            if (attempt.size, attempt.mtime_ns) != _stat(item.path):  # changed since: a new file to try
+                forget_attempts(connection, document_id)
+                continue
+            if tries < MAX_INTERRUPTED:
+                continue
+            message = (f"{item.path}: reading it was interrupted {tries} times (the app stopped meanwhile) "
+                       "It is not retried until it changes; remove it and add it again to retry.")
+            mark_failed(connection, document_id, "crashed", message, item.size, item.mtime_ns)
+            end_attempt(connection, document_id)
+        del work[document_id]
+        given_up.append((item, FileProblem(str(item.path), "crashed", message)))
+    return given_up
+
+
+def _stat(path: Path) -> tuple[int, int] | None:
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None
+    return stat.st_size, stat.st_mtime_ns
 
 
 def _decide(record: DocumentRecord, found: FoundFile) -> WorkItem | None:

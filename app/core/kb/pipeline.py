@@ -1,27 +1,44 @@
-"""The indexing pipeline: files read on a helper thread, chunks embedded in batches, one commit each.
+"""The indexing pipeline in two stages: findable by keywords at once, by meaning once embedded.
 
-Per document the order is what makes a crash harmless: it is marked ``indexing`` (old chunks
-withdrawn), its vectors are written (ids derived from document id, content hash and ordinal),
-then chunks, keyword rows, vector-space membership and status ``indexed`` are written in ONE
-SQLite transaction: the commit point. A crash before it leaves only vectors that the next
-run's cleanup deletes; a document marked indexed is always complete.
+*Reading* (:class:`ReadingStage`, a helper thread with its own SQLite connection) takes the files
+smallest first: it records the attempt, reads the file (in the reader process), cuts it into chunks
+and commits chunks, keyword rows and status ``indexed`` in ONE transaction; from then on keyword
+search finds the document. *Embedding* (:class:`EmbeddingStage`, on the indexing thread) meanwhile
+embeds the chunks of indexed documents that are not yet members of the target vector space,
+smallest documents first, a pool of chunks at a time; a document becomes a member (searchable by
+meaning) in the transaction after its last vector is written.
+
+Vectors are written before membership: a crash leaves vectors of a document that is not a member
+yet, which the next run keeps (their ids name content hash and ordinal) and completes, so a big
+document resumes from its last written batch, not from the start. Vectors of content that
+changed meanwhile are queued for cleanup.
 """
 
 from __future__ import annotations
 
 import logging
-import queue
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 
 from app.core.kb.catalog import IndexedFacts, mark_failed, mark_indexed, mark_indexing, record_unchanged
 from app.core.kb.chunk_store import insert_chunks
+from app.core.kb.database import open_database
 from app.core.kb.embedder import Embedder
 from app.core.kb.ingest_plan import WorkItem
-from app.core.kb.preparation import FailedDocument, Outcome, PreparedDocument, UnchangedDocument
+from app.core.kb.preparation import (
+    CancelledDocument,
+    FailedDocument,
+    Outcome,
+    PreparedDocument,
+    Stopped,
+    UnchangedDocument,
+)
 from app.core.kb.progress import FileProblem, ProgressTracker
+from app.core.kb.read_attempts import begin_attempt, end_attempt, forget_attempts
 from app.core.kb.spaces import add_member
 from app.core.kb.step_aside import StepAside, clear_to_embed, embed_in_steps
 from app.core.kb.vector_store import VectorKey, VectorStore
@@ -29,174 +46,270 @@ from app.core.util.sqlite import transaction
 
 log = logging.getLogger(__name__)
 
-_END = object()
 SORT_POOL_BATCHES = 8  # chunks are pooled over this many batches and sorted by length before embedding
+_WAKE_SECONDS = 0.2
+
+
+class ReadingStage:
+    """Reads and commits documents on a helper thread; :attr:`done` once every file has an outcome."""
+
+    def __init__(
+        self, database_path: Path, prepare: Callable[[WorkItem, Stopped], Outcome], progress: ProgressTracker,
+    ) -> None:
+        self._database_path = database_path
+        self._prepare = prepare
+        self._progress = progress
+        self.committed = threading.Event()
+        """Set whenever a document became indexed (the embedding stage waits on it)."""
+        self.done = threading.Event()
+        self.halt = threading.Event()
+        """Set when the embedding stage failed: reading stops after the file at hand."""
+        self.failure: BaseException | None = None
+        self._thread: threading.Thread | None = None
+
+    def start(self, work: Sequence[WorkItem], cancel: threading.Event) -> None:
+        ordered = sorted(work, key=lambda item: (item.size, item.document_id))  # small files never wait
+        self._thread = threading.Thread(target=self._run, args=(ordered, cancel), name="kb-reader", daemon=True)
+        self._thread.start()
+
+    def join(self, timeout: float = 60.0) -> None:
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    def _run(self, work: Sequence[WorkItem], cancel: threading.Event) -> None:
+        try:
+            connection = open_database(self._database_path)
+            try:
+                for item in work:
+                    if cancel.is_set() or self.halt.is_set() or not self._read(connection, item, cancel):
+                        break
+            finally:
+                connection.close()
+        except BaseException as error:  # handed to the indexing thread, which raises it
+            self.failure = error
+        finally:
+            self.done.set()
+            self.committed.set()
+
+    def _read(self, connection: sqlite3.Connection, item: WorkItem, cancel: threading.Event) -> bool:
+        """Read and commit one file; False when the run was cancelled while it was read."""
+        with transaction(connection):
+            begin_attempt(connection, item.document_id, item.size, item.mtime_ns)
+        self._progress.update(current_file=str(item.path))
+        outcome = self._prepare(item, lambda: cancel.is_set() or self.halt.is_set())
+        if isinstance(outcome, CancelledDocument):
+            return False
+        document_id = item.document_id
+        if isinstance(outcome, FailedDocument):
+            with transaction(connection):
+                mark_failed(connection, document_id, outcome.kind, outcome.message, item.size, item.mtime_ns)
+                end_attempt(connection, document_id)
+            self._progress.file_failed(item.size, FileProblem(str(item.path), outcome.kind, outcome.message))
+        elif isinstance(outcome, UnchangedDocument):
+            with transaction(connection):
+                record_unchanged(connection, document_id, outcome.size, outcome.mtime_ns)
+                forget_attempts(connection, document_id)
+            self._progress.file_finished(outcome.item.size, indexed=False, skipped=True)
+        else:
+            self._commit(connection, outcome)
+        return True
+
+    def _commit(self, connection: sqlite3.Connection, prepared: PreparedDocument) -> None:
+        document_id = prepared.item.document_id
+        with transaction(connection):
+            row = connection.execute("SELECT 1 FROM documents WHERE id = ?", (document_id,)).fetchone()
+            if row is None:  # removed while it was read
+                return
+            mark_indexing(connection, document_id)  # the old version's chunks go in this same transaction
+            insert_chunks(connection, document_id, prepared.chunks)
+            mark_indexed(connection, document_id, IndexedFacts(
+                prepared.content_hash, prepared.size, prepared.mtime_ns, prepared.format,
+                prepared.title, prepared.pages, len(prepared.chunks), prepared.notes,
+            ))
+            forget_attempts(connection, document_id)
+        self._progress.file_searchable()
+        self.committed.set()
 
 
 @dataclass
-class _OpenDocument:
-    prepared: PreparedDocument
-    remaining: int
+class _Embedding:
+    """A document being embedded: its chunk ordinals still without vectors, and those handed out."""
+
+    document_id: int
+    content_hash: str
+    size: int
+    missing: list[int]
+    handed_out: int = 0
+    embedded: int = 0
 
 
-class IndexWriter:
-    """Consumes outcomes on the indexing thread: embeds, writes vectors, commits documents."""
+@dataclass
+class _Piece:
+    document: _Embedding
+    ordinal: int
+    text: str
+    tokens: int
 
-    def __init__(
-        self,
-        connection: sqlite3.Connection,
-        vector_store: VectorStore,
-        collection: str,
-        embedder: Embedder,
-        progress: ProgressTracker,
-        batch_chunks: int,
-        step_aside: StepAside | None = None,
-    ) -> None:
-        self._connection = connection
-        self._step_aside = step_aside
-        self._vector_store = vector_store
-        self._collection = collection
-        self._embedder = embedder
-        self._progress = progress
-        self._batch_chunks = max(1, batch_chunks)
-        self._pending: list[tuple[_OpenDocument, int]] = []
 
-    def handle(self, outcome: Outcome, cancel: threading.Event) -> None:
-        """Take one outcome; embeds the pool once it holds enough chunks (stops between batches on cancel)."""
-        if isinstance(outcome, FailedDocument):
-            self._fail(outcome.item, outcome.kind, outcome.message)
-        elif isinstance(outcome, UnchangedDocument):
-            with transaction(self._connection):
-                record_unchanged(self._connection, outcome.item.document_id, outcome.size, outcome.mtime_ns)
-            self._progress.file_finished(outcome.item.size, indexed=False, skipped=True)
-        else:
-            with transaction(self._connection):
-                mark_indexing(self._connection, outcome.item.document_id)
-            document = _OpenDocument(outcome, len(outcome.chunks))
-            self._pending.extend((document, index) for index in range(len(outcome.chunks)))
-            if len(self._pending) >= self._batch_chunks * SORT_POOL_BATCHES:
-                self._embed_pending(cancel)
+@dataclass
+class EmbeddingStage:
+    """Embeds indexed documents missing from ``collection`` until reading is done and none is left."""
 
-    def flush(self, cancel: threading.Event) -> None:
-        """Embed and commit what is still pending (unless cancelled)."""
-        self._embed_pending(cancel)
+    connection: sqlite3.Connection
+    vector_store: VectorStore
+    collection: str
+    embedder: Embedder
+    progress: ProgressTracker
+    batch_chunks: int
+    step_aside: StepAside | None = None
+    gather_seconds: float = 1.0
+    """While files are still read, how long to wait for a full pool of chunks (fewer: more padding)."""
+    _open: dict[int, _Embedding] = field(default_factory=dict)
 
-    def _embed_pending(self, cancel: threading.Event) -> None:
-        """Embed the pool in batches of similar length, longest first, so batches carry little padding.
+    def run(self, reading: ReadingStage, cancel: threading.Event) -> bool:
+        """False when cancelled (what was embedded stays; the rest resumes next run)."""
+        pool_size = max(1, self.batch_chunks) * SORT_POOL_BATCHES
+        gathering_since = time.monotonic()
+        while not cancel.is_set() and reading.failure is None:
+            finished_reading = reading.done.is_set()
+            reading.committed.clear()
+            if (not finished_reading and self._available() < pool_size
+                    and time.monotonic() - gathering_since < self.gather_seconds):
+                reading.committed.wait(_WAKE_SECONDS)
+                continue
+            pool = self._pool(pool_size)
+            if not pool:
+                if finished_reading:
+                    return True
+                reading.committed.wait(_WAKE_SECONDS)
+                continue
+            if not self._embed_pool(pool, cancel):
+                return False
+            gathering_since = time.monotonic()
+        return reading.failure is None and not cancel.is_set()
 
-        A batch is padded to its longest chunk; cut in document order, one long chunk among short
-        ones (a document's last chunk, a short file) wastes most of a batch. Stops between batches on
-        cancel; chunks not embedded stay pending (their documents are not committed and resume later).
-        Before each batch, and between pieces of it, it steps aside while the foreground is busy.
-        """
-        self._pending.sort(key=lambda entry: entry[0].prepared.chunks[entry[1]].token_count, reverse=True)
-        while self._pending and clear_to_embed(self._step_aside, cancel):
-            if not self._embed(self._pending[: self._batch_chunks], cancel):
+    def _available(self) -> int:
+        """Chunks of indexed documents that wait for vectors and were not handed out yet."""
+        row = self.connection.execute(
+            "SELECT COALESCE(SUM(d.chunk_count), 0) FROM documents d WHERE d.status = 'indexed' AND NOT EXISTS "
+            "(SELECT 1 FROM vector_members m WHERE m.collection = ? AND m.document_id = d.id)",
+            (self.collection,),
+        ).fetchone()
+        return int(row[0]) - sum(document.handed_out for document in self._open.values())
+
+    def _pool(self, size: int) -> list[_Piece]:
+        """Up to ``size`` chunks without vectors, from the smallest documents first."""
+        pool: list[_Piece] = []
+        rows = self.connection.execute(
+            "SELECT d.id, d.content_hash, d.size FROM documents d WHERE d.status = 'indexed' AND NOT EXISTS "
+            "(SELECT 1 FROM vector_members m WHERE m.collection = ? AND m.document_id = d.id) "
+            "ORDER BY d.chunk_count, d.id LIMIT ?",
+            (self.collection, size + len(self._open) + 1),
+        ).fetchall()
+        for row in rows:
+            if len(pool) >= size:
                 break
-            del self._pending[: self._batch_chunks]
+            document = self._document(int(row["id"]), str(row["content_hash"]), int(row["size"]))
+            if document is None:
+                continue
+            wanted = document.missing[document.handed_out : document.handed_out + size - len(pool)]
+            if not wanted:
+                continue
+            texts = self.connection.execute(
+                "SELECT ordinal, text, token_count FROM chunks WHERE document_id = ? AND ordinal BETWEEN ? AND ? "
+                "ORDER BY ordinal",
+                (document.document_id, wanted[0], wanted[-1]),
+            ).fetchall()
+            chosen = set(wanted)
+            pool.extend(_Piece(document, int(text["ordinal"]), str(text["text"]), int(text["token_count"]))
+                        for text in texts if int(text["ordinal"]) in chosen)
+            document.handed_out += len(wanted)
+        return pool
 
-    def _embed(self, batch: Sequence[tuple[_OpenDocument, int]], cancel: threading.Event) -> bool:
-        """Embed, store and count ``batch``, committing documents it completes; False if cancelled part-way."""
-        self._progress.update(current_file=str(batch[-1][0].prepared.item.path))
-        texts = [document.prepared.chunks[index].text for document, index in batch]
-        vectors = embed_in_steps(self._embedder.embed_documents, texts, self._step_aside, cancel)
-        if vectors is None:
-            return False
-        keys = [
-            VectorKey(document.prepared.item.document_id, document.prepared.content_hash,
-                      document.prepared.chunks[index].ordinal)
-            for document, index in batch
-        ]
-        self._vector_store.upsert(self._collection, keys, vectors)
-        finished: list[_OpenDocument] = []
-        for document, _ in batch:
-            document.remaining -= 1
-            if document.remaining == 0:
-                finished.append(document)
-        self._progress.update_chunks(len(batch))
-        if finished:
-            self._commit(finished)
+    def _document(self, document_id: int, content_hash: str, size: int) -> _Embedding | None:
+        """The document's embedding state (made on first sight: which vectors a crash left already)."""
+        known = self._open.get(document_id)
+        if known is not None and known.content_hash == content_hash:
+            return known
+        count = int(self.connection.execute(
+            "SELECT COUNT(*) FROM chunks WHERE document_id = ?", (document_id,)
+        ).fetchone()[0])
+        present = self.vector_store.ordinals(self.collection, document_id, content_hash)
+        document = _Embedding(document_id, content_hash, size,
+                              [ordinal for ordinal in range(count) if ordinal not in present])
+        self._open[document_id] = document
+        self.progress.chunks_found(len(document.missing))
+        if not document.missing:
+            self._join([document])
+            return None
+        return document
+
+    def _embed_pool(self, pool: list[_Piece], cancel: threading.Event) -> bool:
+        """Embed the pool in batches of similar length, longest first (a batch pads to its longest chunk)."""
+        pool.sort(key=lambda piece: piece.tokens, reverse=True)
+        batch_size = max(1, self.batch_chunks)
+        for start in range(0, len(pool), batch_size):
+            if not clear_to_embed(self.step_aside, cancel) or not self._embed(pool[start : start + batch_size], cancel):
+                return False  # what was handed out but not embedded is embedded by the next run
         return True
 
-    def _commit(self, documents: list[_OpenDocument]) -> None:
-        committed: list[PreparedDocument] = []
-        with transaction(self._connection):
-            for document in documents:
-                prepared = document.prepared
-                document_id = prepared.item.document_id
-                row = self._connection.execute(
-                    "SELECT status FROM documents WHERE id = ?", (document_id,)
-                ).fetchone()
-                if row is None or row["status"] != "indexing":  # removed meanwhile: drop its vectors later
-                    self._connection.execute(
-                        "INSERT OR IGNORE INTO vector_cleanup (document_id) VALUES (?)", (document_id,)
-                    )
-                    continue
-                insert_chunks(self._connection, document_id, prepared.chunks)
-                mark_indexed(self._connection, document_id, IndexedFacts(
-                    prepared.content_hash, prepared.size, prepared.mtime_ns, prepared.format,
-                    prepared.title, prepared.pages, len(prepared.chunks), prepared.notes,
-                ))
-                add_member(self._connection, self._collection, document_id)
-                committed.append(prepared)
-        for prepared in committed:
-            self._progress.file_finished(prepared.item.size, indexed=True)
+    def _embed(self, batch: Sequence[_Piece], cancel: threading.Event) -> bool:
+        self.progress.update(current_file=None)
+        vectors = embed_in_steps(self.embedder.embed_documents, [piece.text for piece in batch],
+                                 self.step_aside, cancel)
+        if vectors is None:
+            return False
+        keys = [VectorKey(piece.document.document_id, piece.document.content_hash, piece.ordinal) for piece in batch]
+        self.vector_store.upsert(self.collection, keys, vectors)
+        finished: list[_Embedding] = []
+        for piece in batch:
+            piece.document.embedded += 1
+            if piece.document.embedded == len(piece.document.missing):
+                finished.append(piece.document)
+        self.progress.update_chunks(len(batch))
+        if finished:
+            self._join(finished)
+        return True
 
-    def _fail(self, item: WorkItem, kind: str, message: str) -> None:
-        with transaction(self._connection):
-            mark_failed(self._connection, item.document_id, kind, message, item.size, item.mtime_ns)
-        self._progress.file_failed(item.size, FileProblem(str(item.path), kind, message))
+    def _join(self, documents: Sequence[_Embedding]) -> None:
+        """Make complete documents members of the space (searchable by meaning)."""
+        joined: list[_Embedding] = []
+        with transaction(self.connection):
+            for document in documents:
+                row = self.connection.execute(
+                    "SELECT content_hash FROM documents WHERE id = ? AND status = 'indexed'", (document.document_id,)
+                ).fetchone()
+                if row is not None and row["content_hash"] == document.content_hash:
+                    add_member(self.connection, self.collection, document.document_id)
+                    joined.append(document)
+                else:  # changed or removed meanwhile: these vectors are stale
+                    self.connection.execute(
+                        "INSERT OR IGNORE INTO vector_cleanup (document_id) VALUES (?)", (document.document_id,)
+                    )
+        for document in documents:
+            self._open.pop(document.document_id, None)
+        for document in joined:
+            self.progress.file_finished(document.size, indexed=True)
 
 
 def run_pipeline(
     work: Sequence[WorkItem],
-    prepare: Callable[[WorkItem], Outcome],
-    writer: IndexWriter,
+    reading: ReadingStage,
+    embedding: EmbeddingStage,
     cancel: threading.Event,
-    prefetch_documents: int = 8,
 ) -> bool:
-    """Index ``work``: a helper thread prepares files while this thread embeds and commits.
+    """Read ``work`` on a helper thread while this thread embeds; False when cancelled.
 
-    Returns ``False`` when cancelled (finished documents stay committed; the rest resume later).
+    Documents read stay findable by keywords; those not embedded yet are embedded by the next run.
     """
-    outcomes: queue.Queue[object] = queue.Queue(maxsize=max(1, prefetch_documents))
-    stop = threading.Event()
-    failure: list[BaseException] = []
-
-    def put(value: object) -> bool:
-        while not stop.is_set():
-            try:
-                outcomes.put(value, timeout=0.2)
-                return True
-            except queue.Full:
-                continue
-        return False
-
-    def produce() -> None:
-        try:
-            for item in work:
-                if stop.is_set() or not put(prepare(item)):
-                    return
-        except BaseException as error:  # handed to the indexing thread, which raises it
-            failure.append(error)
-        put(_END)
-
-    producer = threading.Thread(target=produce, name="kb-reader", daemon=True)
-    producer.start()
+    reading.start(work, cancel)
     try:
-        while not cancel.is_set():
-            try:
-                outcome = outcomes.get(timeout=0.2)
-            except queue.Empty:
-                continue
-            if outcome is _END:
-                break
-            assert isinstance(outcome, PreparedDocument | UnchangedDocument | FailedDocument)
-            writer.handle(outcome, cancel)
-        if failure:
-            raise failure[0]
-        writer.flush(cancel)
+        embedded = embedding.run(reading, cancel)
+    except BaseException:
+        reading.halt.set()
+        raise
     finally:
-        stop.set()
-        producer.join(timeout=30)
-    return not cancel.is_set()
+        reading.join()
+    if reading.failure is not None:
+        raise reading.failure
+    return embedded and not cancel.is_set()

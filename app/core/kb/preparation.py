@@ -1,4 +1,4 @@
-"""Reading one file for indexing (hash, parse, chunk), off the embedding thread; never raises."""
+"""Reading one file for indexing (size check, hash, parse, chunk), off the embedding thread; never raises."""
 
 from __future__ import annotations
 
@@ -15,9 +15,14 @@ from app.core.kb.ingest_plan import WorkItem
 log = logging.getLogger(__name__)
 
 _HASH_BLOCK = 1024 * 1024
+# Failures whose stored reason keeps its hint: what to do about a limit is not obvious.
+_WITH_HINT = frozenset({"too-large", "timeout", "crashed"})
 
 CountTokens = Callable[[str], int]
 Parse = Callable[[Path], ParsedDocument]
+Stopped = Callable[[], bool]
+Read = Callable[[Path, Stopped], ParsedDocument | None]
+"""Parse, or None when ``Stopped()`` turned true meanwhile (the run was cancelled)."""
 ChunkDocument = Callable[[ParsedDocument, CountTokens, int, int], list[Chunk]]
 
 
@@ -52,7 +57,14 @@ class FailedDocument:
     message: str
 
 
-Outcome = PreparedDocument | UnchangedDocument | FailedDocument
+@dataclass(frozen=True)
+class CancelledDocument:
+    """The run was cancelled while the file was read: it stays as it was and is read next time."""
+
+    item: WorkItem
+
+
+Outcome = PreparedDocument | UnchangedDocument | FailedDocument | CancelledDocument
 
 
 def hash_file(path: Path) -> str:
@@ -66,20 +78,29 @@ def hash_file(path: Path) -> str:
 
 @dataclass(frozen=True)
 class Preparer:
-    """Turns a work item into an outcome with the given parser, chunker and token counter."""
+    """Turns a work item into an outcome with the given reader, chunker and token counter.
 
-    parse: Parse
+    ``max_file_bytes``: larger files fail as ``too-large`` without being read.
+    """
+
+    parse: Read
     chunk: ChunkDocument
     count_tokens: CountTokens
     chunk_tokens: int
     overlap_tokens: int
+    max_file_bytes: int | None = None
 
-    def __call__(self, item: WorkItem) -> Outcome:
+    def __call__(self, item: WorkItem, stopped: Stopped = lambda: False) -> Outcome:
+        from app.core.kb.parse_worker import ParseLimits, too_large
         from app.core.kb.parsers.errors import DocumentError
 
         path = item.path
         try:
             stat = os.stat(path)
+            if self.max_file_bytes is not None:
+                refused = too_large(path, stat.st_size, ParseLimits(max_file_bytes=self.max_file_bytes))
+                if refused is not None:
+                    return FailedDocument(item, refused.kind, refused.text)
             content_hash = hash_file(path)
         except FileNotFoundError:
             return FailedDocument(item, "missing", f"{path}: the file is gone (moved or deleted)")
@@ -90,10 +111,12 @@ class Preparer:
         if item.previous_hash is not None and item.previous_hash == content_hash:
             return UnchangedDocument(item, stat.st_size, stat.st_mtime_ns)
         try:
-            parsed = self.parse(path)
+            parsed = self.parse(path, stopped)
+            if parsed is None:
+                return CancelledDocument(item)
             chunks = self.chunk(parsed, self.count_tokens, self.chunk_tokens, self.overlap_tokens)
         except DocumentError as error:
-            return FailedDocument(item, error.kind, error.message)
+            return FailedDocument(item, error.kind, error.text if error.kind in _WITH_HINT else error.message)
         except FileNotFoundError:
             return FailedDocument(item, "missing", f"{path}: the file is gone (moved or deleted)")
         except MemoryError:

@@ -40,6 +40,10 @@ class IndexingProgress:
     paused: bool = False
     """Waiting for the user's answer or search to finish (see app.core.kb.step_aside)."""
     paused_seconds: float = 0.0
+    files_searchable: int = 0
+    """Files read and committed in this run: findable by keywords (``files_indexed``: embedded as well)."""
+    chunks_total: int = 0
+    """Chunks found to embed so far (grows while files are read)."""
 
     @property
     def finished(self) -> bool:
@@ -115,6 +119,16 @@ class ProgressTracker:
                 self._counters.paused_total += time.monotonic() - since
                 self._counters.paused_since = None
                 self._state = replace(self._state, paused=False)
+
+    def file_searchable(self) -> None:
+        """One more file was read and committed: keyword search finds it (its vectors may follow)."""
+        with self._lock:
+            self._state = replace(self._state, files_searchable=self._state.files_searchable + 1)
+
+    def chunks_found(self, count: int) -> None:
+        """``count`` more chunks wait to be embedded."""
+        with self._lock:
+            self._state = replace(self._state, chunks_total=self._state.chunks_total + count)
 
     def update_chunks(self, count: int) -> None:
         """``count`` more chunks were embedded and stored."""

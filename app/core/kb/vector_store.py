@@ -209,6 +209,16 @@ class VectorStore:
             where={"$and": [{"document_id": int(document_id)}, {"$or": stale}]}
         )
 
+    def ordinals(self, collection: str, document_id: int, content_hash: str) -> set[int]:
+        """Ordinals of the chunks of this version of a document that have vectors already (to resume)."""
+        page = self._collection(collection).get(
+            where={"$and": [{"document_id": int(document_id)},
+                            {"content_hash": content_hash[:HASH_PREFIX_LENGTH]}]},
+            include=[],
+        )
+        keys = (VectorKey.parse(vector_id) for vector_id in page["ids"])
+        return {key.ordinal for key in keys if key is not None}
+
     def keys(self, collection: str, page_size: int = 5000) -> Iterator[VectorKey]:
         """Every key in a collection (for consistency checks; pages through the ids)."""
         target = self._collection(collection)

@@ -1,4 +1,5 @@
-"""DocumentTable: the knowledge base's documents with their state (indexed, pending, failed with why), pages, chunks."""
+"""DocumentTable: the knowledge base's documents with their state (indexed, keywords only while embedding, pending,
+failed with why), pages, chunks."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTreeWidget, QTreeWidgetItem, QWidget
 
 from app.core.kb.catalog import DocumentRecord, DocumentStatus
-from app.ui.knowledge.knowledge_texts import document_status_text, failure_detail
+from app.ui.knowledge.knowledge_texts import document_status_text, failure_detail, stage_detail
 from app.ui.theme import status_colors
 
 ID_ROLE = Qt.ItemDataRole.UserRole
@@ -82,7 +83,8 @@ class DocumentTable(QTreeWidget):
         for column in (PAGES, CHUNKS):
             item.setTextAlignment(column, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         failed = record.status is DocumentStatus.FAILED
-        item.setToolTip(STATUS, failure_detail(record) if failed else (record.notes or ""))
+        detail = "\n".join(part for part in (stage_detail(record), record.notes or "") if part)
+        item.setToolTip(STATUS, failure_detail(record) if failed else detail)
         item.setForeground(STATUS, QBrush(QColor(status_colors(self.palette()).bad)) if failed else QBrush())
 
     def record(self, document_id: int) -> DocumentRecord | None:

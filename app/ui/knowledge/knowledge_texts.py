@@ -31,15 +31,29 @@ def failure_kind_text(kind: str | None) -> str:
         "corrupt": translate("KnowledgeTexts", "damaged file"),
         "unsupported": translate("KnowledgeTexts", "file type not supported"),
         "unreadable": translate("KnowledgeTexts", "cannot be read"),
+        "too-large": translate("KnowledgeTexts", "over a size limit"),
+        "timeout": translate("KnowledgeTexts", "took too long to read"),
+        "crashed": translate("KnowledgeTexts", "crashed the reader"),
     }
     return texts.get(kind or "", translate("KnowledgeTexts", "unknown problem"))
 
 
 def document_status_text(record: DocumentRecord) -> str:
-    """``Indexed``, ``Pending`` or ``Failed: damaged file``."""
+    """``Indexed``, ``Keywords only (embedding…)``, ``Pending`` or ``Failed: damaged file``."""
     if record.status is DocumentStatus.FAILED:
         return translate("KnowledgeTexts", "Failed: {0}").format(failure_kind_text(record.error_kind))
+    if record.stage == "keywords":
+        return translate("KnowledgeTexts", "Keywords only (embedding…)")
     return status_text(record.status)
+
+
+def stage_detail(record: DocumentRecord) -> str:
+    """What search can do with the document now, for its tooltip ("" for documents not indexed)."""
+    if record.status is not DocumentStatus.INDEXED:
+        return ""
+    if record.embedded:
+        return translate("KnowledgeTexts", "Found by keywords and by meaning.")
+    return translate("KnowledgeTexts", "Found by keywords now; by meaning once its vectors are computed.")
 
 
 def failure_detail(record: DocumentRecord) -> str:
@@ -64,6 +78,10 @@ def phase_text(progress: IndexingProgress) -> str:
         return translate("KnowledgeTexts", "Paused while an answer is written; indexing carries on after it…")
     if phase == "re-embedding":
         return translate("KnowledgeTexts", "Re-embedding documents for the new embedding model…")
+    if phase == "indexing" and progress.files_searchable:
+        return translate(
+            "KnowledgeTexts", "Indexing documents: {0} of {1} findable by keywords, {2} by meaning…"
+        ).format(progress.files_searchable, progress.files_total, progress.files_indexed)
     if phase == "indexing":
         return translate("KnowledgeTexts", "Indexing documents…")
     if phase == "cancelled":

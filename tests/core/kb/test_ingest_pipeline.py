@@ -66,7 +66,8 @@ def consistent(kb: KnowledgeBase, *, orphans_allowed: bool = False) -> None:
 
 
 def statuses(kb: KnowledgeBase) -> dict[str, str]:
-    return {Path(record.path).name: record.status.value for record in kb.documents()}
+    """Each document's stage: "indexed" (embedded too), "keywords" (read, vectors to come), "pending", "failed"."""
+    return {Path(record.path).name: record.stage for record in kb.documents()}
 
 
 def test_a_folder_is_indexed_completely_and_is_searchable(kb: KnowledgeBase, docs: Path) -> None:
@@ -224,7 +225,8 @@ class FailingVectorStore(VectorStore):
         super().upsert(collection, keys, vectors)  # type: ignore[arg-type]
 
 
-def test_a_crash_after_writing_vectors_leaves_only_cleanable_orphans(kb: KnowledgeBase, docs: Path) -> None:
+def test_a_crash_while_embedding_keeps_documents_findable_and_resumes_from_the_last_batch(
+        kb: KnowledgeBase, docs: Path) -> None:
     for index in range(5):
         (docs / f"more{index}.txt").write_text(f"Paragraph one of {index}.\n\nParagraph two.\n\nThree.")
     kb.vector_store = FailingVectorStore(kb.vector_store, fail_on_write=3)
@@ -232,13 +234,18 @@ def test_a_crash_after_writing_vectors_leaves_only_cleanable_orphans(kb: Knowled
         run(kb, docs)
     report = check_consistency(open_database(kb.database_path), kb.vector_store)
     assert report.ok, report.problems
-    assert report.orphan_vectors > 0, "vectors of the unfinished documents exist"
-    hits = kb.search("Paragraph two", k=20).hits
-    indexed_ids = {r.id for r in kb.documents() if r.status is DocumentStatus.INDEXED}
-    assert {hit.document_id for hit in hits} <= indexed_ids, "unfinished documents are not retrievable"
+    assert report.awaiting_vectors > 0, "documents read but not embedded yet"
+    stages = statuses(kb)
+    assert set(stages.values()) <= {"indexed", "keywords"} and "keywords" in stages.values()
+    waiting = [name for name, stage in stages.items() if stage == "keywords"]
+    hits = kb.search(f"Paragraph one of {waiting[0].removeprefix('more').removesuffix('.txt')}", k=20).hits
+    assert any(Path(hit.path).name in waiting for hit in hits), "read documents are found by keywords at once"
+    total = sum(record.chunk_count for record in kb.documents())
+    with_vectors = report.vectors
     kb.vector_store = VectorStore(kb.vector_store.persist_dir)
-    summary = run(kb, docs)
+    summary = run(kb)  # no paths: finish earlier work
     assert set(statuses(kb).values()) == {"indexed"} and summary.files_failed == 0
+    assert summary.chunks == total - with_vectors, "vectors written before the crash are not computed again"
     consistent(kb)
 
 
@@ -292,7 +299,8 @@ def test_chunks_are_embedded_in_batches_of_similar_length(kb: KnowledgeBase, doc
         return real_embed(texts)
 
     monkeypatch.setattr(embedder, "embed_documents", recording_embed)
-    summary = run(kb, docs)
+    indexer = kb.indexer(IndexingOptions(batch_chunks=4, gather_seconds=600.0), **FAKE_READERS)  # type: ignore[arg-type]
+    summary = indexer.run([docs], ProgressTracker(), threading.Event())
     assert summary.files_indexed == 15 and set(statuses(kb).values()) == {"indexed"}
     lengths = [length for batch in batches for length in batch]
     assert len(lengths) == 6 + 12 * 3

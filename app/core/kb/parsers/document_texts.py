@@ -48,6 +48,16 @@ DOCUMENT_TEMPLATES: Final = (
     QT_TRANSLATE_NOOP("DocumentErrors", "this Word file is password-protected (or an old .doc file renamed to .docx)"),
     QT_TRANSLATE_NOOP("DocumentErrors", "this is not a valid Word (.docx) file ({0})"),
     QT_TRANSLATE_NOOP("DocumentErrors", "this is not a valid Word (.docx) file"),
+    QT_TRANSLATE_NOOP("DocumentErrors", "the file is {0} MB, more than the {1} MB limit for one file"),
+    QT_TRANSLATE_NOOP("DocumentErrors", "reading it took longer than {0} s, so it was stopped"),
+    QT_TRANSLATE_NOOP("DocumentErrors", "reading it needed more than the {0} MB of memory allowed"),
+    QT_TRANSLATE_NOOP("DocumentErrors", "reading it crashed the reader process ({0})"),
+    QT_TRANSLATE_NOOP("DocumentErrors", "it was killed, probably for using too much memory"),
+    QT_TRANSLATE_NOOP("DocumentErrors", "reading it was interrupted {0} times (the app stopped meanwhile)"),
+    QT_TRANSLATE_NOOP("DocumentErrors", "it would inflate to {0} MB, more than the {1} MB allowed"),
+    QT_TRANSLATE_NOOP("DocumentErrors", "its part {0} is compressed {1}:1, as zip bombs are"),
+    QT_TRANSLATE_NOOP("DocumentErrors", "it holds {0} parts, more than the {1} allowed"),
+    QT_TRANSLATE_NOOP("DocumentErrors", "its structure is nested too deeply to read"),
     # what to do
     QT_TRANSLATE_NOOP("DocumentErrors", "There is nothing to index in it."),
     QT_TRANSLATE_NOOP("DocumentErrors", "There is nothing to index; add it again once it has content."),
@@ -82,6 +92,21 @@ DOCUMENT_TEMPLATES: Final = (
     QT_TRANSLATE_NOOP("DocumentErrors", "Re-download it or re-export it from the program that made it, then retry."),
     QT_TRANSLATE_NOOP("DocumentErrors", "Open it in Word, remove the password (or save as .docx), then add it again."),
     QT_TRANSLATE_NOOP("DocumentErrors", "Open and re-save it in Word or LibreOffice, then add it again."),
+    QT_TRANSLATE_NOOP("DocumentErrors",
+                      "Split it into smaller files, or raise 'Largest file' (kb.max_file_mb) in the settings."),
+    QT_TRANSLATE_NOOP("DocumentErrors",
+                      "The file may be damaged or unusually complex; it is not retried until it changes. Raise "
+                      "'Time to read one file' (kb.read_timeout_seconds) in the settings and add it again to retry."),
+    QT_TRANSLATE_NOOP("DocumentErrors",
+                      "Split the file, or raise 'Memory to read one file' (kb.read_memory_mb) in the settings and "
+                      "add it again."),
+    QT_TRANSLATE_NOOP("DocumentErrors",
+                      "The file is not retried until it changes; if it opens in other programs, re-save it and "
+                      "add it again."),
+    QT_TRANSLATE_NOOP("DocumentErrors",
+                      "It is not retried until it changes; remove it and add it again to retry."),
+    QT_TRANSLATE_NOOP("DocumentErrors",
+                      "It is refused before anything is unpacked; if it is a genuine document, re-save it in Word."),
 )
 HINTS: Final = tuple(template for template in DOCUMENT_TEMPLATES if template[:1].isupper())
 PATH_TEMPLATE: Final = QT_TRANSLATE_NOOP("DocumentErrors", "{0}: {1}")

@@ -9,8 +9,11 @@ from app.core.kb.parsers.document_texts import document_text, located
 from app.core.util.errors import UserFacingError
 
 DOCUMENT_ERROR_KINDS: Final = frozenset(
-    {"missing", "empty", "binary", "encrypted", "corrupt", "unsupported", "unreadable"}
+    {"missing", "empty", "binary", "encrypted", "corrupt", "unsupported", "unreadable",
+     "too-large", "timeout", "crashed"}
 )
+"""``too-large``: over a size, inflation or memory limit; ``timeout`` / ``crashed``: reading it ran too long or
+killed the reader process (never retried until the file changes)."""
 
 
 class DocumentError(UserFacingError):

@@ -1,0 +1,271 @@
+"""Reading untrusted files in a separate process with time and memory limits.
+
+A file that makes a parser run away (a zip bomb, a PDF that loops, a crash in a C library) kills
+or stalls only the worker process, never the app: :meth:`ParseWorker.parse` then raises a
+:class:`~app.core.kb.parsers.errors.DocumentError` of kind ``crashed``, ``timeout`` or
+``too-large`` and starts a fresh worker for the next file. The worker stays warm between files
+(starting a Python process costs more than reading a small file).
+
+Memory is bounded twice: ``RLIMIT_AS`` inside the worker where the platform has it (an allocation
+beyond it raises MemoryError there), and the parent's watch of the worker's resident memory
+(everywhere psutil works), which kills it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import multiprocessing
+import os
+import signal
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Any, Final
+
+from app.core.kb.documents import ParsedDocument
+from app.core.kb.parsers.errors import DocumentError
+
+log = logging.getLogger(__name__)
+
+DEFAULT_PARSER: Final = "app.core.kb.parsers:parse_document"
+MIB: Final = 1024 * 1024
+_POLL_SECONDS: Final = 0.05
+_STOP: Final = None
+
+
+@dataclass(frozen=True)
+class ParseLimits:
+    """Bounds for reading one file: its size on disk, the time and the memory its parser may take."""
+
+    max_file_bytes: int = 256 * MIB
+    timeout_seconds: float = 300.0
+    memory_bytes: int = 3072 * MIB
+
+    @classmethod
+    def from_settings(cls, settings: Any) -> ParseLimits:
+        return cls(
+            max_file_bytes=settings.int_value("kb.max_file_mb") * MIB,
+            timeout_seconds=float(settings.int_value("kb.read_timeout_seconds")),
+            memory_bytes=settings.int_value("kb.read_memory_mb") * MIB,
+        )
+
+
+def too_large(path: Path, size: int, limits: ParseLimits) -> DocumentError | None:
+    """The error for a file over the size limit (None when it is within it)."""
+    if size <= limits.max_file_bytes:
+        return None
+    return DocumentError.for_file(
+        path, "too-large",
+        f"the file is {_megabytes(size)} MB, more than the {_megabytes(limits.max_file_bytes)} MB limit for one file",
+        "Split it into smaller files, or raise 'Largest file' (kb.max_file_mb) in the settings.",
+    )
+
+
+def _megabytes(size: int) -> str:
+    return f"{size / MIB:.1f}".removesuffix(".0")
+
+
+class ParseWorker:
+    """One warm worker process reading files one at a time (use from one thread; :meth:`close` at the end).
+
+    ``parser``: ``"module:function"`` taking a path and returning a ParsedDocument (tests name their own).
+    """
+
+    def __init__(self, limits: ParseLimits, parser: str = DEFAULT_PARSER) -> None:
+        self.limits = limits
+        self.parser = parser
+        self._process: Any = None
+        self._connection: Connection | None = None
+        self.started = 0
+        """Worker processes started so far (a crash or a timeout costs one more)."""
+
+    def parse(self, path: Path, stopped: Callable[[], bool] | None = None) -> ParsedDocument | None:
+        """Read ``path`` in the worker; None when ``stopped()`` turned true meanwhile (the worker is stopped).
+
+        Raises DocumentError: the parser's own, or ``timeout`` / ``crashed`` / ``too-large`` when the
+        worker ran out of time or memory or died.
+        """
+        connection = self._ensure_started()
+        connection.send(str(path))
+        deadline = time.monotonic() + self.limits.timeout_seconds
+        while not connection.poll(_POLL_SECONDS):
+            if stopped is not None and stopped():
+                self._stop(kill=True)
+                return None
+            problem = self._watch(path, deadline)
+            if problem is not None:
+                self._stop(kill=True)
+                raise problem
+        try:
+            reply = connection.recv()
+        except (EOFError, OSError):
+            raise self._died(path) from None
+        if reply[0] == "ok":
+            document: ParsedDocument = reply[1]
+            return document
+        _, kind, message, hint, restart = reply
+        if restart:  # it ran out of memory: a fresh process for the next file
+            self._stop(kill=False)
+        raise DocumentError(message, hint, kind=kind, path=path)
+
+    def _watch(self, path: Path, deadline: float) -> DocumentError | None:
+        """Why the worker must be stopped now (None while all is well)."""
+        if not self._process.is_alive():
+            return self._died(path)
+        if time.monotonic() > deadline:
+            return DocumentError.for_file(
+                path, "timeout",
+                f"reading it took longer than {self.limits.timeout_seconds:g} s, so it was stopped",
+                "The file may be damaged or unusually complex; it is not retried until it changes. Raise "
+                "'Time to read one file' (kb.read_timeout_seconds) in the settings and add it again to retry.",
+            )
+        resident = _resident_bytes(self._process.pid)
+        if resident is not None and resident > self.limits.memory_bytes:
+            return out_of_memory(path, self.limits.memory_bytes)
+        return None
+
+    def _died(self, path: Path) -> DocumentError:
+        process = self._process
+        process.join(timeout=5)
+        code = process.exitcode
+        self._stop(kill=True)
+        if code is not None and code < 0 and -code == signal.SIGKILL:
+            how = "it was killed, probably for using too much memory"
+        elif code is not None and code < 0:
+            how = f"signal {-code}"
+        else:
+            how = f"exit status {code}"
+        return DocumentError.for_file(
+            path, "crashed", f"reading it crashed the reader process ({how})",
+            "The file is not retried until it changes; if it opens in other programs, re-save it and add it "
+            "again.",
+        )
+
+    def _ensure_started(self) -> Connection:
+        if self._connection is not None and self._process is not None and self._process.is_alive():
+            return self._connection
+        self._stop(kill=True)
+        context = multiprocessing.get_context("spawn")
+        parent, child = context.Pipe(duplex=True)
+        process = context.Process(
+            target=serve, args=(child, self.parser, self.limits.memory_bytes), name="unidesk-kb-reader",
+            daemon=True,
+        )
+        process.start()
+        child.close()
+        self._process, self._connection = process, parent
+        self.started += 1
+        return parent
+
+    def _stop(self, *, kill: bool) -> None:
+        process, connection = self._process, self._connection
+        self._process = self._connection = None
+        if connection is not None:
+            if not kill:
+                try:
+                    connection.send(_STOP)
+                except OSError:
+                    kill = True
+            connection.close()
+        if process is not None:
+            if kill:
+                process.kill()
+            process.join(timeout=10)
+            if process.is_alive():
+                process.kill()
+                process.join(timeout=10)
+
+    def close(self) -> None:
+        """Stop the worker (it is started again by the next :meth:`parse`)."""
+        self._stop(kill=False)
+
+    def __enter__(self) -> ParseWorker:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+def out_of_memory(path: Path, memory_bytes: int) -> DocumentError:
+    """The error for a file whose reading needed more than ``memory_bytes``."""
+    return DocumentError.for_file(
+        path, "too-large", f"reading it needed more than the {_megabytes(memory_bytes)} MB of memory allowed",
+        "Split the file, or raise 'Memory to read one file' (kb.read_memory_mb) in the settings and add it again.",
+    )
+
+
+def _resident_bytes(pid: int) -> int | None:
+    try:
+        import psutil
+
+        return int(psutil.Process(pid).memory_info().rss)
+    except Exception:  # gone meanwhile, or psutil cannot tell here: the other checks still apply
+        return None
+
+
+# -- inside the worker process ---------------------------------------------------------------
+
+
+def serve(connection: Connection, parser: str, memory_bytes: int) -> None:
+    """The worker's loop: a path in, ("ok", document) or ("error", kind, message, hint, restart) out."""
+    _limit_memory(memory_bytes)
+    parse = _resolve(parser)
+    while True:
+        try:
+            request = connection.recv()
+        except (EOFError, OSError):
+            return
+        if request is _STOP:
+            return
+        reply, restart = _parse_one(parse, Path(request), memory_bytes)
+        try:
+            connection.send(reply)
+        except MemoryError:
+            connection.send(_memory_reply(Path(request), memory_bytes))
+            restart = True
+        if restart:
+            return
+
+
+def _parse_one(
+    parse: Callable[[Path], ParsedDocument], path: Path, memory_bytes: int
+) -> tuple[tuple[Any, ...], bool]:
+    try:
+        return ("ok", parse(path)), False
+    except DocumentError as error:
+        return ("error", error.kind, error.message, error.hint, False), False
+    except MemoryError:
+        return _memory_reply(path, memory_bytes), True
+    except RecursionError:
+        return ("error", "corrupt", f"{path}: its structure is nested too deeply to read", None, False), False
+    except Exception as error:  # a parser bug must not stop the other files
+        log.exception("reading %s failed", path)
+        return ("error", "unreadable", f"{path}: cannot be read ({type(error).__name__}: {error})", None, False), False
+
+
+def _memory_reply(path: Path, memory_bytes: int) -> tuple[Any, ...]:
+    error = out_of_memory(path, memory_bytes)
+    return "error", error.kind, error.message, error.hint, True
+
+
+def _limit_memory(memory_bytes: int) -> None:
+    """Cap the address space (Linux, BSD); elsewhere the parent's watch of resident memory applies."""
+    try:
+        import resource
+    except ImportError:
+        return
+    try:
+        _, hard = resource.getrlimit(resource.RLIMIT_AS)
+        limit = memory_bytes if hard == resource.RLIM_INFINITY else min(memory_bytes, hard)
+        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+    except (ValueError, OSError):
+        log.warning("cannot limit the reader's memory here (pid %d)", os.getpid())
+
+
+def _resolve(reference: str) -> Callable[[Path], ParsedDocument]:
+    module_name, _, name = reference.partition(":")
+    function: Callable[[Path], ParsedDocument] = getattr(importlib.import_module(module_name), name)
+    return function

@@ -1,0 +1,58 @@
+"""Refusing zip bombs before anything is unpacked: a ZIP-based document's parts are checked from its directory.
+
+A DOCX is a ZIP archive; its parser unpacks every part into memory. The central directory (read
+without decompressing anything) declares each part's packed and unpacked size, and Python's zipfile
+never unpacks more than the declared size, so checking the declarations bounds what parsing unpacks.
+"""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+from typing import Final
+
+from app.core.kb.parsers.errors import DocumentError
+
+MIB: Final = 1024 * 1024
+MAX_INFLATED_BYTES: Final = 512 * MIB
+"""Everything in one archive, unpacked."""
+MAX_PARTS: Final = 20_000
+MAX_RATIO: Final = 100
+"""Unpacked over packed size of one part; text XML packs 5-20:1, zip bombs 1000:1."""
+RATIO_CHECKED_FROM: Final = 8 * MIB
+"""Parts smaller than this unpacked may have any ratio (a short run of repeated XML packs tightly)."""
+_HINT: Final = "It is refused before anything is unpacked; if it is a genuine document, re-save it in Word."
+
+
+def check_archive(path: Path, max_inflated_bytes: int = MAX_INFLATED_BYTES, max_ratio: int = MAX_RATIO) -> None:
+    """Raise DocumentError (``too-large``) when the archive at ``path`` would unpack to too much, or a part is
+    packed as tightly as zip bombs are; ``corrupt`` when it is not a readable ZIP archive."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            parts = archive.infolist()
+    except zipfile.BadZipFile as error:
+        raise DocumentError.for_file(
+            path, "corrupt", f"this is not a valid Word (.docx) file ({type(error).__name__})",
+            "Open and re-save it in Word or LibreOffice, then add it again.",
+        ) from error
+    if len(parts) > MAX_PARTS:
+        raise DocumentError.for_file(
+            path, "too-large", f"it holds {len(parts)} parts, more than the {MAX_PARTS} allowed", _HINT
+        )
+    total = sum(part.file_size for part in parts)
+    if total > max_inflated_bytes:
+        raise DocumentError.for_file(
+            path, "too-large",
+            f"it would inflate to {_megabytes(total)} MB, more than the {_megabytes(max_inflated_bytes)} MB allowed",
+            _HINT,
+        )
+    for part in parts:
+        if part.file_size >= RATIO_CHECKED_FROM and part.file_size > max_ratio * max(1, part.compress_size):
+            ratio = part.file_size // max(1, part.compress_size)
+            raise DocumentError.for_file(
+                path, "too-large", f"its part {part.filename} is compressed {ratio}:1, as zip bombs are", _HINT
+            )
+
+
+def _megabytes(size: int) -> str:
+    return f"{size / MIB:.0f}"
