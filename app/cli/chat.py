@@ -141,10 +141,21 @@ def run_bench(args: argparse.Namespace, context: AppContext) -> int:
         f"{result.roofline_fraction:.0%} of the {result.roofline_decode_tokens_per_s:.0f} tok/s roofline "
         f"({result.bandwidth_source})" if result.roofline_fraction is not None else "roofline unknown"
     )
+    runs = ", ".join(f"{value:.1f}" for value in result.aggregate_runs)
+    settings = result.settings
     print(f"model            {result.model} on {result.backend}")
-    print(f"first token      {result.time_to_first_token_s * 1000:.0f} ms for {result.prompt_tokens} prompt tokens")
-    print(f"prefill          {result.prefill_tokens_per_s:.0f} tok/s")
-    print(f"decode           {result.decode_tokens_per_s:.1f} tok/s ({roofline})")
-    print(f"{result.parallel_chats} chats at once  {result.aggregate_decode_tokens_per_s:.1f} tok/s in all "
-          f"({result.parallel_speedup:.2f}x one chat)")
+    print(f"settings         {settings.get('n_ctx_per_sequence', result.context_length)} tokens x "
+          f"{result.parallel_chats} chats, KV {settings.get('kv_cache_dtype', '?')}, "
+          f"batch {settings.get('n_batch', '?')}, "
+          f"flash attention {settings.get('flash_attention', '?')}, threads {settings.get('threads', '?')}, "
+          f"GPU layers {settings.get('gpu_layers', 'none')}")
+    print(f"first token      {result.time_to_first_token_s * 1000:.1f} ms for {result.prompt_tokens} prompt tokens "
+          f"(prefill {result.prefill_tokens_per_s:.0f} tok/s)")
+    print(f"decode, 1 chat   {result.decode_tokens_per_s:.1f} tok/s, prefill excluded ({roofline})")
+    print(f"decode, {result.parallel_chats} chats  {result.aggregate_decode_tokens_per_s:.1f} tok/s in all while every "
+          f"chat decodes ({result.parallel_speedup:.2f}x one chat; rounds: {runs})")
+    print(f"                 medians of {result.rounds} rounds after a warm-up round; {result.generated_tokens} tokens "
+          f"per chat; compare with llama-batched-bench's S_TG at B=1 and B={result.parallel_chats}:")
+    if result.peer_command:
+        print(f"                 {result.peer_command}")
     return 0
