@@ -79,7 +79,7 @@ def run_ask(args: argparse.Namespace, context: AppContext) -> int:
         )).start()
         try:
             if args.json:
-                job.wait()
+                job.join()
             else:
                 for piece in job:
                     sys.stdout.write(piece)
@@ -87,8 +87,8 @@ def run_ask(args: argparse.Namespace, context: AppContext) -> int:
                 sys.stdout.write("\n")
         except KeyboardInterrupt:
             job.cancel()
-            job.wait(5)
-        result = job.result()
+            job.join(5)
+        result = job.wait()
     finally:
         manager.unload()
         if knowledge_base is not None:

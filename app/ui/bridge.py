@@ -19,13 +19,17 @@ __all__ = ["PROGRESS_DELAY_S", "Bridge", "ProgressReporter"]
 class Bridge(QObject):
     """Runs plain-Python work on a thread pool; ``on_done``/``on_error``/``on_progress`` run on the GUI thread.
 
-    Workers never touch Qt objects: they return plain immutable data. Give a bridge a pool of one
-    thread (``QThreadPool`` with ``maxThreadCount`` 1) for work that must run in order.
+    Workers never touch Qt objects: they return plain immutable data. ``serial=True`` gives the bridge
+    a private pool of one thread, for work that must run in order (SQLite reads and writes, samplers).
+    Long work with progress and cancel is a core :class:`~app.core.util.jobs.Job`, watched with a
+    :class:`~app.ui.job_watcher.JobWatcher` instead.
     """
 
-    def __init__(self, parent: QObject | None = None, pool: QThreadPool | None = None) -> None:
+    def __init__(self, parent: QObject | None = None, *, serial: bool = False) -> None:
         super().__init__(parent)
-        self._pool = pool or QThreadPool(self)
+        self._pool = QThreadPool(self)
+        if serial:
+            self._pool.setMaxThreadCount(1)
         self._pending: set[JobSignals] = set()
         self._tickets = LaneTickets()
 

@@ -71,7 +71,7 @@ def _open_window(home: Path) -> tuple[Any, Any, Any]:
     app = QApplication.instance()
     assert isinstance(app, QApplication)
     apply_theme(app, "light")
-    window = MainWindow(context, services)
+    window = MainWindow(context, services, first_run_guide=False)
     window.resize(1180, 760)
     window.show()
     return window, services, context
@@ -90,7 +90,7 @@ def _stream_once(app: Any, window: Any, store: Any, rate: float, seconds: float)
     def save(text: str) -> None:
         store.finish_message(answer.id, text=text, finish_reason="stop")
 
-    fake = FakeAnswer(tokens, rate, message_id=answer.id, on_finish=save)
+    fake = FakeAnswer(tokens, rate, message_id=answer.id, save_result=save)
     received: list[int] = []
 
     def count(_conversation: str, _message: str, piece: str) -> None:
@@ -103,7 +103,7 @@ def _stream_once(app: Any, window: Any, store: Any, rate: float, seconds: float)
     widget = view.messages.widget_for(answer.id)
     renders_before = widget.body.renders
     measured = _phase(app, seconds)
-    fake.wait(seconds)
+    fake.join(seconds)
     achieved = fake.pushes / max(1e-9, fake.finished_at - fake.started_at)
     measured.update({
         "tokens": float(fake.pushes),

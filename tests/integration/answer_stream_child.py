@@ -27,7 +27,7 @@ def main(database: Path, model: Path) -> int:
     long_answer = greedy(LONG_CONTEXT - 200, ignore_eos=True)
     job = session.send(conversation.id, "Write a very long essay.", sampling=long_answer)
     print(f"streaming {job.message_id}", flush=True)
-    job.wait()
+    job.join()
     print("finished", flush=True)
     return 0
 

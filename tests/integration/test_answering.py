@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from app.core.chat.errors import ChatError, QuestionTooLongError
-from app.core.chat.records import KnowledgeScope
 from app.core.chat.prompt import CONTINUE_INSTRUCTION
+from app.core.chat.records import KnowledgeScope
 from app.core.chat.store import ConversationStore
 from app.core.config import Settings
 from app.core.engines.base import NoModelLoadedError
@@ -81,7 +81,7 @@ def test_multi_turn_answers_cite_the_right_file_and_page(
     conversation = store.create_conversation()
 
     first = session.send(conversation.id, "Which project connects the two islands?", sampling=greedy(16))
-    result = first.result(TIMEOUT_S)
+    result = first.wait(TIMEOUT_S)
     assert first.prepared is not None
     passages = first.prepared.assembled.passages
     assert (Path(passages[0].path), passages[0].page) == (corpus.report.resolve(), 2)
@@ -105,7 +105,7 @@ def test_multi_turn_answers_cite_the_right_file_and_page(
 
     second = session.send(conversation.id, "How does a forager tell her sisters where the flowers are?",
                           sampling=greedy(16))
-    second_result = second.result(TIMEOUT_S)
+    second_result = second.wait(TIMEOUT_S)
     assert second.prepared is not None
     top = second.prepared.assembled.passages[0]
     assert Path(top.path) == corpus.bees.resolve() and top.heading == "Honeybee colonies > Communication"
@@ -123,7 +123,7 @@ def test_multi_turn_answers_cite_the_right_file_and_page(
 
     store.set_knowledge(conversation.id, False)
     third = session.send(conversation.id, "Thanks!", sampling=greedy(16))
-    third_result = third.result(TIMEOUT_S)
+    third_result = third.wait(TIMEOUT_S)
     assert third.prepared is not None and third.prepared.assembled.passages == ()
     assert third.prepared.request.messages[-1].content == "Thanks!"
     assert third_result.citations == ()  # "[2]" with no sources cites nothing
@@ -138,12 +138,12 @@ def test_a_conversation_limited_to_some_documents_only_gets_their_passages(
     bees = document_id(knowledge_base, corpus.bees)
     conversation = store.create_conversation(kb_scope=KnowledgeScope(document_ids=(bees,)))
     job = session.send(conversation.id, "Which project connects the two islands?", sampling=greedy(8))
-    result = job.result(TIMEOUT_S)
+    result = job.wait(TIMEOUT_S)
     assert result.citations and {citation.document_id for citation in result.citations} == {bees}
     folder_scope = KnowledgeScope(folders=(str(corpus.folder.resolve()),))
     store.set_knowledge(conversation.id, True, folder_scope)
     job = session.send(conversation.id, "大熊猫吃什么？", sampling=greedy(8))
-    result = job.result(TIMEOUT_S)
+    result = job.wait(TIMEOUT_S)
     assert Path(result.citations[0].path) == corpus.panda.resolve()
 
 
@@ -161,7 +161,7 @@ def test_small_context_trims_history_and_sources_and_the_budget_is_exact(
             parent = store.add_message(conversation.id, "assistant", f"Answer {turn}: " + "it is so " * 15,
                                        question.id).id
         job = session.send(conversation.id, "What do worker bees do as they age?", sampling=greedy(64))
-        result = job.result(TIMEOUT_S)
+        result = job.wait(TIMEOUT_S)
         prepared = job.prepared
         assert prepared is not None
         assembled, budget = prepared.assembled, prepared.assembled.budget
@@ -201,7 +201,7 @@ def test_a_question_too_long_for_the_context_is_refused_with_numbers(
         conversation = store.create_conversation(kb_enabled=False)
         job = session.send(conversation.id, "why " * 600, sampling=greedy(64))
         with pytest.raises(QuestionTooLongError, match=r"takes \d+ tokens.*64 more.*holds 512 tokens"):
-            job.result(TIMEOUT_S)
+            job.wait(TIMEOUT_S)
         answer = store.message(job.message_id or "")
         assert answer.finished and answer.finish_reason == "error" and answer.text == ""
         assert "does not fit" in answer.settings["error"]
@@ -215,13 +215,13 @@ def test_regenerate_continue_and_edit_make_branches(tiny_gguf: Path, store: Conv
         session = session_for(store, manager, None)
         conversation = store.create_conversation(kb_enabled=False)
         first = session.send(conversation.id, "Tell me a story.", sampling=greedy(8))
-        first_result = first.result(TIMEOUT_S)
+        first_result = first.wait(TIMEOUT_S)
         answer_a = store.message(first.message_id or "")
         assert first_result.finish_reason == "length" and answer_a.finish_reason == "length"
         question = store.message(answer_a.parent_id or "")
 
         again = session.regenerate(answer_a.id, sampling=greedy(8))
-        again.result(TIMEOUT_S)
+        again.wait(TIMEOUT_S)
         assert again.prepared is not None and first.prepared is not None
         assert again.prepared.request.messages == first.prepared.request.messages
         answer_b = store.message(again.message_id or "")
@@ -230,7 +230,7 @@ def test_regenerate_continue_and_edit_make_branches(tiny_gguf: Path, store: Conv
         assert store.conversation(conversation.id).current_leaf_id == answer_b.id
 
         more = session.continue_answer(answer_b.id, sampling=greedy(8))
-        more_result = more.result(TIMEOUT_S)
+        more_result = more.wait(TIMEOUT_S)
         assert more.message_id == answer_b.id and more.prepared is not None
         sent = more.prepared.request.messages
         assert (sent[-2].role, sent[-2].content) == ("assistant", answer_b.text)
@@ -241,7 +241,7 @@ def test_regenerate_continue_and_edit_make_branches(tiny_gguf: Path, store: Conv
         assert more_result.metrics.generated_tokens == 8
 
         edited = session.edit_and_resend(question.id, "Tell me a poem instead.", sampling=greedy(8))
-        edited.result(TIMEOUT_S)
+        edited.wait(TIMEOUT_S)
         roots = store.children(conversation.id, None)
         assert [m.text for m in roots] == ["Tell me a story.", "Tell me a poem instead."]
         assert store.branch(conversation.id)[0].text == "Tell me a poem instead."
@@ -252,7 +252,7 @@ def test_regenerate_continue_and_edit_make_branches(tiny_gguf: Path, store: Conv
         huge = store.add_message(conversation.id, "assistant", "blah " * 1500, roots[1].id, finish_reason="length")
         too_long = session.continue_answer(huge.id, sampling=greedy(8))
         with pytest.raises(ChatError, match="too long to continue"):
-            too_long.result(TIMEOUT_S)
+            too_long.wait(TIMEOUT_S)
         assert store.message(huge.id).text == huge.text  # nothing lost
 
         done = store.add_message(conversation.id, "assistant", "complete", roots[1].id, finish_reason="stop")
@@ -291,7 +291,7 @@ def test_stopping_an_answer_keeps_and_saves_its_text(
                    give_up=lambda: "the answer finished first" if job.done else None)
         job.cancel()
         iterated = "".join(job)
-        result = job.result(TIMEOUT_S)
+        result = job.wait(TIMEOUT_S)
         assert result.finish_reason == "cancelled"
         assert 8 <= result.metrics.generated_tokens < 1900 // 2, "the answer went on long after it was stopped"
         assert job.prepared is not None

@@ -87,7 +87,7 @@ def test_kill_during_streaming_keeps_the_partial_answer_marked_unfinished(
             settings = Settings()
             session = ChatSession(store, Answerer(manager, None, lambda: settings))
             job = session.continue_answer(answer.id, sampling=greedy(4))
-            result = job.result(60)
+            result = job.wait(60)
         finally:
             manager.unload()
         resumed = store.message(answer.id)

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from app.core.chat.records import Passage
 from app.core.chat.prompt import assemble_prompt
+from app.core.chat.records import Passage
 from app.core.engines.metrics import RequestMetrics
 from app.core.engines.requests import ChatMessage, ChatRequest
 from app.core.engines.stream import RequestStream
@@ -58,9 +58,10 @@ def test_partial_text_is_saved_every_interval_while_streaming() -> None:
     finished: list[str] = []
     job = AnswerJob(
         SteadyManager(pieces, 0.02), prepared, save_interval_s=0.2,  # type: ignore[arg-type]
-        on_partial=lambda text: saves.append((time.monotonic(), text)), on_finish=lambda r: finished.append(r.text),
+        save_partial=lambda text: saves.append((time.monotonic(), text)),
+        save_result=lambda r: finished.append(r.text),
     ).start()
-    result = job.result(30)
+    result = job.wait(30)
     assert result.text == "".join(pieces) and finished == [result.text]
     assert len(saves) >= 4, saves
     texts = [text for _, text in saves]
@@ -80,7 +81,7 @@ def test_prefix_is_kept_but_not_drained_and_cancel_stops() -> None:
         drained += job.drain()
         time.sleep(0.01)
     job.cancel()
-    result = job.result(10)
+    result = job.wait(10)
     drained += job.drain()
     assert result.finish_reason == "cancelled"
     assert result.text == "Earlier text. " + drained and 5 <= len(drained) < 500
@@ -101,9 +102,9 @@ def test_with_the_real_engine_iteration_yields_the_whole_answer(tiny_manager: ob
 
     saves: list[str] = []
     job = AnswerJob(tiny_manager, real_prepared, save_interval_s=0.05,  # type: ignore[arg-type]
-                    on_partial=saves.append).start()
+                    save_partial=saves.append).start()
     pieces = list(job)
-    result = job.result(30)
+    result = job.wait(30)
     assert "".join(pieces) == result.text and result.metrics.generated_tokens == 300
     assert saves and saves[-1] == result.text
     assert result.timings["time_to_first_token_s"] is not None and result.timings["retrieval_s"] == 0.01

@@ -12,6 +12,7 @@ from app.context import AppContext
 from app.core.chat.records import Message
 from app.core.chat.store import ConversationStore
 from app.core.engines.requests import GREEDY, SamplingParams
+from app.core.util.jobs import Job
 from app.ui.chat.chat_view import ChatView
 from app.ui.conversations.conversation_sidebar import ConversationSidebar
 from app.ui.main_window import MainWindow
@@ -42,7 +43,8 @@ class ChatWindows:
         self._opened: list[tuple[MainWindow, ChatServices]] = []
 
     def open(self, model: Path | None = None, *, parallel_chats: int = 1, context_length: int = 0,
-             save_interval_s: float = 1.0) -> MainWindow:
+             save_interval_s: float = 1.0, **window_options: Any) -> MainWindow:
+        """A window with the chat half (``window_options`` go to MainWindow), with ``model`` loaded if given."""
         services = make_services(self._context, fake_machine())
         services.live_settings.replace(self._context.settings.with_changes({
             "engine.parallel_chats": parallel_chats, "engine.context_length": context_length,
@@ -50,7 +52,7 @@ class ChatWindows:
         }))
         services = services.with_chat(self._context.paths, save_interval_s=save_interval_s)
         assert services.chat is not None
-        window = self._open_window(self._context, services)
+        window = self._open_window(self._context, services, **window_options)
         self._opened.append((window, services.chat))
         if model is not None:
             assert window.load_model(model)
@@ -104,42 +106,38 @@ def markdown_tokens(count: int) -> list[str]:
     return [words[index % len(words)] for index in range(count)]
 
 
-class FakeAnswer:
-    """An AnswerJob stand-in fed by a thread at ``tokens_per_s`` (unit tests and the streaming benchmark).
+class FakeAnswer(Job[Any, str]):
+    """An AnswerJob stand-in fed by its worker at ``tokens_per_s`` (unit tests and the streaming benchmark).
 
-    Implements what the chat view uses: ``message_id``, ``prefix``, ``done``, ``error``, ``drain``,
-    ``cancel``, ``wait``, ``result``; ``on_finish(text)`` runs on its thread before it is done (the
-    real job saves the answer there).
+    A real :class:`Job` (start, done, error, cancel, join, wait) plus what the chat view reads of an
+    answer: ``message_id``, ``prefix``, ``drain``. ``save_result(text)`` runs on its thread before it is
+    done (the real job saves the answer there).
     """
 
     def __init__(self, tokens: list[str], tokens_per_s: float, message_id: str = "fake-answer",
-                 prefix: str = "", on_finish: Callable[[str], None] | None = None) -> None:
+                 prefix: str = "", save_result: Callable[[str], None] | None = None) -> None:
         import threading
 
+        super().__init__("fake-answer")
         self.message_id: str | None = message_id
         self.prefix = prefix
         self.tokens = tokens
         self.tokens_per_s = tokens_per_s
-        self._on_finish = on_finish
+        self._save_result = save_result
         self.pushes = 0
         self._lock = threading.Lock()
         self._pending: list[str] = []
-        self._finished = threading.Event()
-        self._cancelled = threading.Event()
-        self._thread = threading.Thread(target=self._produce, name="fake-answer", daemon=True)
         self.started_at = 0.0
         self.finished_at = 0.0
 
-    def start(self) -> FakeAnswer:
-        self._thread.start()
-        return self
-
-    def _produce(self) -> None:
+    def _run(self) -> Any:
         import time
+
+        from app.core.engines.metrics import RequestMetrics
 
         self.started_at = time.perf_counter()
         for index, token in enumerate(self.tokens):
-            if self._cancelled.is_set():
+            if self.cancelled:
                 break
             due = self.started_at + index / self.tokens_per_s
             delay = due - time.perf_counter()
@@ -149,35 +147,17 @@ class FakeAnswer:
                 self._pending.append(token)
                 self.pushes += 1
         self.finished_at = time.perf_counter()
-        if self._on_finish is not None:  # like AnswerJob: saved before it counts as done
-            self._on_finish(self.prefix + "".join(self.tokens[: self.pushes]))
-        self._finished.set()
+        if self._save_result is not None:  # like AnswerJob: saved before it counts as done
+            self._save_result(self.prefix + "".join(self.tokens[: self.pushes]))
+        span = max(1e-9, self.finished_at - self.started_at)
+        metrics = RequestMetrics(generated_tokens=self.pushes, decode_tokens_per_s=self.pushes / span,
+                                 total_time_s=span, finish_reason="stop")
+        return type("FakeResult", (), {"metrics": metrics, "finish_reason": "stop"})()
 
-    @property
-    def done(self) -> bool:
-        return self._finished.is_set()
-
-    @property
-    def error(self) -> BaseException | None:
-        return None
+    def progress(self) -> str:
+        return self.prefix + "".join(self.tokens[: self.pushes])
 
     def drain(self) -> str:
         with self._lock:
             pending, self._pending = self._pending, []
         return "".join(pending)
-
-    def cancel(self) -> None:
-        self._cancelled.set()
-
-    def wait(self, timeout: float | None = None) -> bool:
-        return self._finished.wait(timeout)
-
-    def result(self, timeout: float | None = None) -> Any:
-        from app.core.engines.metrics import RequestMetrics
-
-        if not self.wait(timeout):
-            raise TimeoutError("the fake answer did not finish in time")
-        span = max(1e-9, self.finished_at - self.started_at)
-        metrics = RequestMetrics(generated_tokens=self.pushes, decode_tokens_per_s=self.pushes / span,
-                                 total_time_s=span, finish_reason="stop")
-        return type("FakeResult", (), {"metrics": metrics, "finish_reason": "stop"})()

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QThread, QThreadPool
+from PySide6.QtCore import QThread
 
 from app.ui.bridge import Bridge
 
@@ -123,9 +123,7 @@ def test_updates_after_the_delay_timer_fired_are_shown_even_if_it_fired_early(
 
 
 def test_run_latest_skips_and_drops_superseded_work(qtbot: Any) -> None:
-    pool = QThreadPool()
-    pool.setMaxThreadCount(1)
-    bridge = Bridge(pool=pool)
+    bridge = Bridge(serial=True)
     started: list[int] = []
     delivered: list[int] = []
     gate = threading.Event()
@@ -156,3 +154,29 @@ def test_qt_warnings_are_caught(qtbot: Any, fail_on_qt_warnings: list[str]) -> N
     qWarning("a deliberate warning")
     assert any("a deliberate warning" in line for line in fail_on_qt_warnings)
     fail_on_qt_warnings.clear()
+
+
+def test_a_serial_bridge_runs_one_piece_of_work_at_a_time_in_order(qtbot: Any) -> None:
+    bridge = Bridge(serial=True)
+    running: list[int] = []
+    overlaps: list[int] = []
+    order: list[int] = []
+    lock = threading.Lock()
+
+    def job(number: int) -> Callable[[], int]:
+        def work() -> int:
+            with lock:
+                running.append(number)
+                if len(running) > 1:
+                    overlaps.append(number)
+            time.sleep(0.01)
+            with lock:
+                running.remove(number)
+            return number
+
+        return work
+
+    for number in range(6):
+        bridge.run_in_background(job(number), order.append)
+    qtbot.waitUntil(lambda: len(order) == 6, timeout=WAIT_MS)
+    assert order == list(range(6)) and overlaps == []

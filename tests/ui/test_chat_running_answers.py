@@ -57,7 +57,7 @@ def test_fast_streams_arrive_once_per_frame_and_whole(qtbot: Any) -> None:
     assert by_conversation["one"].message_id == "m1" and by_conversation["one"].error is None
     metrics = by_conversation["one"].metrics
     assert metrics is not None and metrics.generated_tokens == 300
-    assert not running._timer.isActive()  # idle: no timer ticking
+    assert not running.ticking  # idle: no timer ticking
 
 
 def test_the_text_so_far_includes_the_prefix_and_cancel_stops_one_answer(qtbot: Any) -> None:
@@ -94,7 +94,7 @@ def test_a_long_markdown_answer_streams_into_the_real_window_in_parts(
         def save(text: str) -> None:
             store.finish_message(answer.id, text=text, finish_reason="stop")
 
-        view.running.add(conversation.id, FakeAnswer(tokens, 1500, message_id=answer.id, on_finish=save).start())
+        view.running.add(conversation.id, FakeAnswer(tokens, 1500, message_id=answer.id, save_result=save).start())
         view.reload()
         widget = view.messages.widget_for(answer.id)
         assert widget is not None and "Writing" in widget.status.text()

@@ -1,23 +1,23 @@
-"""Downloads from the hub as a Qt-free job: own worker thread, progress snapshots, pause/resume, cancel."""
+"""Downloads from the hub as a :class:`Job`: own worker thread, progress snapshots, pause/resume, cancel."""
 
 from __future__ import annotations
 
 import fnmatch
 import logging
 import shutil
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from app.core.models.checksums import Checksum, sha256_checksum
 from app.core.models.errors import NotEnoughDiskSpaceError
+from app.core.models.file_download import FetchResult, FileTransfer, TransferOptions, part_path
 from app.core.models.hub import HubClient, RemoteFile
 from app.core.models.local_models import LocalModel
 from app.core.models.progress import DownloadProgress, DownloadTracker, TransferCancelled, TransferControl
-from app.core.models.file_download import FetchResult, FileTransfer, TransferOptions, part_path
 from app.core.models.units import human_size
 from app.core.util.errors import UserFacingError
+from app.core.util.jobs import Job
 from app.core.util.translatable import QT_TRANSLATE_NOOP, Text
 
 CONTEXT = "ModelErrors"
@@ -98,15 +98,16 @@ def check_disk_space(folder: Path, needed_bytes: int, label: str, margin_bytes: 
         )
 
 
-class DownloadJob:
-    """Fetches a :class:`DownloadSpec` on a worker thread.
+class DownloadJob(Job[DownloadResult | None, DownloadProgress]):
+    """Fetches a :class:`DownloadSpec` on a worker thread (a :class:`Job`).
 
     ``progress()`` is cheap and thread-safe (poll it from a GUI timer); ``pause()`` stops
     between chunks and closes the connection, ``resume()`` continues with a Range request;
     ``cancel()`` stops and deletes the partial files (``keep_partial=True`` keeps them, so the
-    same download started later resumes). ``finalize`` runs on the worker after the files are
-    verified (e.g. to register the model) and may return an updated result; ``on_finished``
-    runs on the worker when the job ends, however it ends.
+    same download started later resumes). ``wait()`` gives the result, None if cancelled.
+    ``finalize`` runs on the worker after the files are verified (e.g. to register the model)
+    and may return an updated result; ``on_finished`` runs on the worker when the job ends,
+    however it ends.
     """
 
     def __init__(
@@ -119,27 +120,15 @@ class DownloadJob:
         finalize: Callable[[DownloadResult], DownloadResult] | None = None,
         on_finished: Callable[[DownloadJob], None] | None = None,
     ) -> None:
+        super().__init__(f"download {spec.repo_id}", on_finished=on_finished)
         self.spec = spec
         self._hub = hub
         self._options = options or TransferOptions()
         self._disk_margin_bytes = disk_margin_bytes
         self._finalize = finalize
-        self._on_finished = on_finished
         self._tracker = DownloadTracker()
         self._control = TransferControl()
-        self._thread: threading.Thread | None = None
-        self._done = threading.Event()
-        self._result: DownloadResult | None = None
-        self._error: BaseException | None = None
         self._remotes: tuple[RemoteFile, ...] = ()
-
-    def start(self) -> DownloadJob:
-        """Start the worker thread (once); returns the job."""
-        if self._thread is not None:
-            raise RuntimeError("a download job can be started only once")
-        self._thread = threading.Thread(target=self._work, name=f"download {self.spec.repo_id}", daemon=True)
-        self._thread.start()
-        return self
 
     def pause(self) -> None:
         """Stop after the current chunk and wait; the partial file stays."""
@@ -151,6 +140,7 @@ class DownloadJob:
 
     def cancel(self, *, keep_partial: bool = False) -> None:
         """Stop; delete the partial files unless ``keep_partial``."""
+        super().cancel()
         self._control.cancel(keep_partial=keep_partial)
 
     @property
@@ -162,51 +152,26 @@ class DownloadJob:
         """A snapshot of where the download stands (cheap, thread-safe)."""
         return self._tracker.snapshot()
 
-    @property
-    def done(self) -> bool:
-        """True once the job has ended, however it ended."""
-        return self._done.is_set()
-
-    @property
-    def error(self) -> BaseException | None:
-        """What ended the job, if it failed."""
-        return self._error
-
-    def join(self, timeout: float | None = None) -> bool:
-        """Wait for the job to end without raising; whether it has ended."""
-        return self._done.wait(timeout)
-
-    def wait(self, timeout: float | None = None) -> DownloadResult | None:
-        """Block until the job ends: its result, None if cancelled, or the error that ended it."""
-        if not self._done.wait(timeout):
-            raise TimeoutError("the download is still running")
-        if self._error is not None:
-            raise self._error
-        return self._result
-
-    def _work(self) -> None:
+    def _run(self) -> DownloadResult | None:
         try:
-            self._run()
+            return self._download()
         except TransferCancelled:
             kept = self._control.keep_partial
             if not kept:
                 self._delete_partial_files()
             message = "Cancelled; the partial download was kept and resumes next time." if kept else "Cancelled."
             self._tracker.update(state="cancelled", message=message, current_file=None)
-        except UserFacingError as error:
-            log.warning("download of %s failed: %s", self.spec.repo_id, error)
-            self._error = error
-            self._tracker.update(state="failed", message=str(error))
-        except Exception as error:  # reported through wait() and the snapshot; details in the log
-            log.exception("download of %s crashed", self.spec.repo_id)
-            self._error = error
-            self._tracker.update(state="failed", message=f"Unexpected {type(error).__name__}: {error}")
-        finally:
-            self._done.set()
-            if self._on_finished is not None:
-                self._on_finished(self)
+            return None
 
-    def _run(self) -> None:
+    def _failed(self, error: BaseException) -> None:
+        if isinstance(error, UserFacingError):
+            log.warning("download of %s failed: %s", self.spec.repo_id, error)
+            self._tracker.update(state="failed", message=str(error))
+        else:  # details in the log
+            log.error("download of %s crashed", self.spec.repo_id, exc_info=error)
+            self._tracker.update(state="failed", message=f"Unexpected {type(error).__name__}: {error}")
+
+    def _download(self) -> DownloadResult:
         spec, tracker = self.spec, self._tracker
         tracker.update(state="preparing", message=f"Asking {self._hub.host} about {spec.title}")
         self._remotes = remotes = self._resolve()
@@ -231,9 +196,9 @@ class DownloadJob:
         result = DownloadResult(spec.result_path, tuple(results), sum(item.downloaded_bytes for item in results))
         if self._finalize is not None:
             result = self._finalize(result)
-        self._result = result
         tracker.update(state="finished", current_file=None,
                        message=f"Downloaded {spec.title} ({human_size(sum(item.size for item in results))}).")
+        return result
 
     def _resolve(self) -> tuple[RemoteFile, ...]:
         """The files to fetch, with sizes and the hub's checksums."""

@@ -15,6 +15,7 @@ from app.core.engines.manager import EngineManager
 from app.core.engines.metrics import RequestMetrics
 from app.core.engines.stream import RequestStream
 from app.core.services.answering import PreparedAnswer
+from app.core.util.jobs import Job
 
 log = logging.getLogger(__name__)
 
@@ -63,13 +64,14 @@ def timings_of(metrics: RequestMetrics, retrieval_s: float, prepare_s: float) ->
     }
 
 
-class AnswerJob:
-    """Generates one answer off the caller's thread.
+class AnswerJob(Job[AnswerResult, str]):
+    """Generates one answer off the caller's thread (a :class:`Job` whose progress is the text so far).
 
-    The worker prepares the request (retrieval, budget), submits it, and calls ``on_partial``
-    with the text so far at least every ``save_interval_s`` while it streams, then ``on_finish``
-    once. Readers use :meth:`drain` (GUI, once per frame) or iterate the job (CLI); ``prefix``
-    is text already shown (an answer being continued): it is part of :attr:`text` but never drained.
+    The worker prepares the request (retrieval, budget), submits it, and calls ``save_partial``
+    with the text so far at least every ``save_interval_s`` while it streams, then ``save_result``
+    once, before the job counts as done. Readers use :meth:`drain` (GUI, once per frame) or iterate
+    the job (CLI); ``prefix`` is text already shown (an answer being continued): it is part of
+    :attr:`text` but never drained. :meth:`wait` gives the result or raises what stopped the answer.
     """
 
     def __init__(
@@ -78,33 +80,27 @@ class AnswerJob:
         prepare: Callable[[], PreparedAnswer],
         *,
         prefix: str = "",
-        on_partial: Callable[[str], None] | None = None,
-        on_finish: Callable[[AnswerResult], None] | None = None,
+        save_partial: Callable[[str], None] | None = None,
+        save_result: Callable[[AnswerResult], None] | None = None,
         save_interval_s: float = SAVE_INTERVAL_S,
         message_id: str | None = None,
     ) -> None:
+        super().__init__("answer")
         self.message_id = message_id
         """The stored answer message this job writes (None for answers that are not saved)."""
         self._manager = manager
         self._prepare = prepare
         self.prefix = prefix
-        self._on_partial = on_partial
-        self._on_finish = on_finish
+        self._save_partial_text = save_partial
+        self._save_result = save_result
         self._save_interval_s = save_interval_s
         self._condition = threading.Condition()
         self._stream: RequestStream | None = None
         self._prepared: PreparedAnswer | None = None
-        self._result: AnswerResult | None = None
-        self._error: BaseException | None = None
-        self._cancelled = False
-        self._thread = threading.Thread(target=self._work, name="answer", daemon=True)
-
-    def start(self) -> AnswerJob:
-        self._thread.start()
-        return self
+        self._ended = False
 
     # ---- worker ----------------------------------------------------------------------------
-    def _work(self) -> None:
+    def _run(self) -> AnswerResult:
         started = time.perf_counter()
         prepared: PreparedAnswer | None = None
         try:
@@ -112,7 +108,7 @@ class AnswerJob:
             prepare_s = time.perf_counter() - started
             with self._condition:
                 self._prepared = prepared
-                cancelled = self._cancelled
+                cancelled = self.cancelled
                 if not cancelled:
                     self._stream = self._manager.submit(prepared.request)
                 self._condition.notify_all()
@@ -122,9 +118,9 @@ class AnswerJob:
             log.info("answer failed: %s", error)
             result = self._result_of(prepared, "error", RequestMetrics(finish_reason="error"),
                                      time.perf_counter() - started, error)
-            with self._condition:
-                self._error = error
+            self._record_error(error)
         self._complete(result)
+        return result
 
     def _stream_answer(self, prepared: PreparedAnswer, prepare_s: float) -> AnswerResult:
         stream = self._stream
@@ -136,15 +132,14 @@ class AnswerJob:
         reason: FinishReason = stream.finish_reason or "error"
         error = stream.error
         if error is not None:
-            with self._condition:
-                self._error = error
+            self._record_error(error)
         return self._result_of(prepared, reason, stream.metrics, prepare_s, error)
 
     def _save_partial(self, stream: RequestStream, saved: str) -> str:
         text = self.prefix + stream.text
-        if text != saved and self._on_partial is not None:
+        if text != saved and self._save_partial_text is not None:
             try:
-                self._on_partial(text)
+                self._save_partial_text(text)
             except Exception:  # a failed save must not stop the answer; the next one retries
                 log.exception("saving the partial answer failed")
                 return saved
@@ -169,25 +164,29 @@ class AnswerJob:
         )
 
     def _complete(self, result: AnswerResult) -> None:
-        if self._on_finish is not None:
+        if self._save_result is not None:
             try:
-                self._on_finish(result)
+                self._save_result(result)
             except Exception as error:
                 log.exception("saving the finished answer failed")
-                with self._condition:
-                    self._error = self._error or error
+                if self.error is None:
+                    self._record_error(error)
         with self._condition:
-            self._result = result
+            self._ended = True
             self._condition.notify_all()
 
     # ---- readers ---------------------------------------------------------------------------
     def cancel(self) -> None:
         """Stop the answer; the text so far is kept (and saved)."""
         with self._condition:
-            self._cancelled = True
+            super().cancel()
             stream = self._stream
         if stream is not None:
             stream.cancel()
+
+    def progress(self) -> str:
+        """The text written so far (:attr:`text`)."""
+        return self.text
 
     @property
     def prepared(self) -> PreparedAnswer | None:
@@ -204,35 +203,11 @@ class AnswerJob:
         stream = self._stream
         return stream.drain() if stream is not None else ""
 
-    @property
-    def done(self) -> bool:
-        return self._result is not None
-
-    @property
-    def error(self) -> BaseException | None:
-        return self._error
-
-    def wait(self, timeout: float | None = None) -> bool:
-        """Block until the answer is finished and saved; False on timeout."""
-        with self._condition:
-            return self._condition.wait_for(lambda: self._result is not None, timeout)
-
-    def result(self, timeout: float | None = None) -> AnswerResult:
-        """The finished answer; raises the error that stopped it, or TimeoutError."""
-        if not self.wait(timeout):
-            raise TimeoutError("the answer did not finish in time")
-        if self._error is not None:
-            raise self._error
-        assert self._result is not None
-        return self._result
-
     def __iter__(self) -> Iterator[str]:
         """Pieces of new text as they arrive; raises the error that stopped the answer."""
         with self._condition:
-            self._condition.wait_for(lambda: self._stream is not None or self._result is not None)
+            self._condition.wait_for(lambda: self._stream is not None or self._ended)
             stream = self._stream
         if stream is not None:
             yield from stream
         self.wait()
-        if self._error is not None:
-            raise self._error

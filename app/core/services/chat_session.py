@@ -6,8 +6,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from app.core.chat.errors import ChatError
-from app.core.chat.records import Conversation, Message
 from app.core.chat.prompt import CONTINUE_INSTRUCTION, AssembledPrompt, PromptMessage, history_messages
+from app.core.chat.records import Conversation, Message
 from app.core.chat.store import ConversationStore
 from app.core.engines.requests import SamplingParams
 from app.core.services.answer_job import SAVE_INTERVAL_S, AnswerJob, AnswerResult
@@ -161,7 +161,7 @@ class ChatSession:
 
         job = AnswerJob(
             self.answerer.manager, prepare, prefix=turn.prefix,
-            on_partial=lambda text: store.save_partial(answer_id, text), on_finish=finish,
+            save_partial=lambda text: store.save_partial(answer_id, text), save_result=finish,
             save_interval_s=self._save_interval_s, message_id=answer_id,
         )
         return job.start()

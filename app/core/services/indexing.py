@@ -1,4 +1,4 @@
-"""Indexing as a background job (own worker thread, progress snapshots, cancel) and folder watching."""
+"""Indexing as a background :class:`Job` (own worker thread, progress snapshots, cancel) and folder watching."""
 
 from __future__ import annotations
 
@@ -12,12 +12,13 @@ from app.core.kb.knowledge_base import KnowledgeBase
 from app.core.kb.progress import IndexingProgress, ProgressTracker
 from app.core.kb.step_aside import ForegroundBusy
 from app.core.kb.watch import FolderWatcher
+from app.core.util.jobs import Job
 
 log = logging.getLogger(__name__)
 
 
-class IndexingJob:
-    """Adds files and folders to a knowledge base on a worker thread.
+class IndexingJob(Job[IndexingSummary, IndexingProgress]):
+    """Adds files and folders to a knowledge base on a worker thread (a :class:`Job`).
 
     ``progress()`` is cheap and thread-safe (poll it from a GUI timer); ``cancel()`` stops the
     job between batches, keeping every committed document; ``wait()`` returns the summary or
@@ -33,68 +34,26 @@ class IndexingJob:
         on_finished: Callable[[IndexingJob], None] | None = None,
         foreground_busy: ForegroundBusy | None = None,
     ) -> None:
+        super().__init__("kb-indexing", on_finished=on_finished)
         self._knowledge_base = knowledge_base
         self.paths = tuple(paths)
-        self._on_finished = on_finished
         self._foreground_busy = foreground_busy
         self._tracker = ProgressTracker()
-        self._cancel = threading.Event()
-        self._thread: threading.Thread | None = None
-        self._summary: IndexingSummary | None = None
-        self._error: BaseException | None = None
-        self._done = threading.Event()
 
-    def start(self) -> IndexingJob:
-        if self._thread is not None:
-            raise RuntimeError("an indexing job can be started only once")
-        self._thread = threading.Thread(target=self._work, name="kb-indexing", daemon=True)
-        self._thread.start()
-        return self
+    def _run(self) -> IndexingSummary:
+        indexer = self._knowledge_base.indexer(foreground_busy=self._foreground_busy)
+        return indexer.run(self.paths, self._tracker, self.cancel_event)
 
-    def _work(self) -> None:
-        try:
-            indexer = self._knowledge_base.indexer(foreground_busy=self._foreground_busy)
-            self._summary = indexer.run(self.paths, self._tracker, self._cancel)
-        except BaseException as error:  # reported through wait() and the progress snapshot
-            log.exception("indexing failed")
-            self._error = error
-            self._tracker.update(phase="failed", message=str(error), current_file=None)
-        finally:
-            self._done.set()
-            if self._on_finished is not None:
-                self._on_finished(self)
+    def _failed(self, error: BaseException) -> None:
+        log.error("indexing failed", exc_info=error)
+        self._tracker.update(phase="failed", message=str(error), current_file=None)
 
     def cancel(self) -> None:
         """Stop after the current batch; finished documents stay, the rest resume next time."""
-        self._cancel.set()
-
-    @property
-    def cancelled(self) -> bool:
-        return self._cancel.is_set()
+        super().cancel()
 
     def progress(self) -> IndexingProgress:
         return self._tracker.snapshot()
-
-    @property
-    def done(self) -> bool:
-        return self._done.is_set()
-
-    @property
-    def error(self) -> BaseException | None:
-        return self._error
-
-    def join(self, timeout: float | None = None) -> bool:
-        """Wait for the job to end without raising; whether it has ended."""
-        return self._done.wait(timeout)
-
-    def wait(self, timeout: float | None = None) -> IndexingSummary:
-        """Block until the job ends; its summary, or the error that ended it."""
-        if not self._done.wait(timeout):
-            raise TimeoutError("the indexing job is still running")
-        if self._error is not None:
-            raise self._error
-        assert self._summary is not None
-        return self._summary
 
 
 class IndexingService:

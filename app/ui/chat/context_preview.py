@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from PySide6.QtCore import QObject, QThreadPool, QTimer, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 
 from app.core.chat.prompt import ContextBudget
 from app.core.services.chat_session import ChatSession
@@ -31,9 +31,7 @@ class ContextPreview(QObject):
     def __init__(self, session: ChatSession, parent: QObject | None = None, delay_ms: int = PREVIEW_DELAY_MS) -> None:
         super().__init__(parent)
         self._session = session
-        pool = QThreadPool(self)
-        pool.setMaxThreadCount(1)
-        self._bridge = Bridge(self, pool)
+        self._bridge = Bridge(self, serial=True)
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(delay_ms)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from PySide6.QtCore import QPoint, Qt, QThreadPool, QTimer, Signal
+from PySide6.QtCore import QPoint, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QInputDialog,
@@ -61,9 +61,7 @@ class ConversationSidebar(QWidget):
         self._matches: dict[str, SearchMatch] | None = None
         self._shown: dict[str, Conversation] = {}
         """The conversations in the list as last read (their rows are rewritten from these after a language switch)."""
-        pool = QThreadPool(self)
-        pool.setMaxThreadCount(1)
-        self._bridge = Bridge(self, pool)
+        self._bridge = Bridge(self, serial=True)
 
         self.new_button = QPushButton(self)
         self.new_button.setObjectName("newChatButton")

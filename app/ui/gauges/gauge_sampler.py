@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, QThreadPool, QTimer, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 
 from app.core.engines.manager import ManagerState
 from app.core.engines.metrics import RequestMetrics
@@ -44,9 +44,7 @@ class GaugeSampler(QObject):
                  interval_ms: int = SAMPLE_INTERVAL_MS) -> None:
         super().__init__(parent)
         self._services = services
-        pool = QThreadPool(self)
-        pool.setMaxThreadCount(1)
-        self._bridge = Bridge(self, pool)
+        self._bridge = Bridge(self, serial=True)
         self._tracker = SpeedTracker()
         self._timer = QTimer(self)
         self._timer.setInterval(interval_ms)

@@ -11,10 +11,12 @@ from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QMessageBox, QPushButton, QVBoxLayout, QWidget
 
 from app.core.kb.catalog import DocumentRecord, DocumentStatus
+from app.core.kb.progress import IndexingProgress
 from app.core.services.indexing import IndexingJob
 from app.ui.bridge import Bridge
 from app.ui.i18n import render
 from app.ui.icons import themed_icon
+from app.ui.job_watcher import JobWatcher
 from app.ui.knowledge.document_table import DocumentTable
 from app.ui.knowledge.file_drops import install_file_drop
 from app.ui.knowledge.indexing_progress_view import IndexingProgressView
@@ -32,7 +34,7 @@ DROP_HIGHLIGHT = "QTreeWidget#documentTable { border: 2px dashed palette(highlig
 
 class KnowledgeBasePanel(QWidget):
     """The knowledge base in a side panel. Nothing here blocks the GUI: the knowledge base opens and
-    lists documents on workers, indexing runs in the core's job thread, and a timer polls its snapshots.
+    lists documents on workers, indexing runs in the core's job thread, and a :class:`JobWatcher` reads its snapshots.
 
     Signals: ``documents_changed()`` after the list was re-read, ``indexing_finished(IndexingProgress)``
     when a job ends. ``ask_files``, ``ask_folder`` and ``confirm_remove(count)`` are the dialogs
@@ -54,7 +56,6 @@ class KnowledgeBasePanel(QWidget):
         self.confirm_remove: Callable[[int], bool] = self._confirm_remove_dialog
         self._bridge = Bridge(self)
         self._job: IndexingJob | None = None
-        self._job_reported = False
         self._last_refresh = 0.0
         self._shut_down = False
         self.error: str | None = None
@@ -98,8 +99,12 @@ class KnowledgeBasePanel(QWidget):
         self.watched.reveal_requested.connect(self._reveal_folder)
         self.watched.setVisible(False)
         self._build_layout()
-        self._timer = QTimer(self)
-        self._timer.timeout.connect(self._poll)
+        self.jobs = JobWatcher(RUNNING_POLL_MS, self)
+        self.jobs.progressed.connect(self._job_progressed)
+        self.jobs.ended.connect(self._job_ended)
+        self._idle_timer = QTimer(self)  # the service starts jobs by itself (resume, watched folders)
+        self._idle_timer.setInterval(IDLE_POLL_MS)
+        self._idle_timer.timeout.connect(self._poll)
         self.drop_filter = install_file_drop(self, self.add_paths, on_drag_state=self._show_drop_target)
         self.retranslate_ui()
         self._update_buttons()
@@ -172,7 +177,8 @@ class KnowledgeBasePanel(QWidget):
     def shutdown(self, timeout_ms: int = 3000) -> None:
         """Stop polling and wait for the panel's own workers (the caller closes the KnowledgeAccess)."""
         self._shut_down = True
-        self._timer.stop()
+        self._idle_timer.stop()
+        self.jobs.stop()
         self._bridge.drop_lane(DOCUMENTS_LANE)
         self._bridge.wait_for_all(timeout_ms)
 
@@ -287,25 +293,40 @@ class KnowledgeBasePanel(QWidget):
         self.documents_changed.emit()
 
     def _poll(self) -> None:
-        """Read the indexing job's snapshot (timer): progress, live document states, the end of a job."""
+        """Look for a job the indexing service started (idle timer) and watch it."""
         service = self.access.service
         if service is None or self._shut_down:
             return
         job = service.current_job()
         if job is not None and job is not self._job:
-            self._job, self._job_reported = job, False
+            if self._job is not None:
+                self.jobs.forget(self._job)
+            self._job = job
             self.progress.new_job()
-        if job is not None and not self._job_reported:
-            snapshot = job.progress()
-            self.progress.show_progress(snapshot)
-            if snapshot.finished and job.done:
-                self._job_reported = True
-                self.refresh()
-                self.indexing_finished.emit(snapshot)
-            elif time.monotonic() - self._last_refresh >= REFRESH_WHILE_RUNNING_S:
-                self.refresh()
-        self._timer.start(RUNNING_POLL_MS if self.indexing else IDLE_POLL_MS)
+            self.jobs.watch(job)
+            self.jobs.tick()
+        if not self._idle_timer.isActive():
+            self._idle_timer.start()
         self._update_buttons()
+
+    def _job_progressed(self, job: IndexingJob, snapshot: IndexingProgress) -> None:
+        """The watched job's snapshot: progress and live document states."""
+        if job is not self._job or self._shut_down:
+            return
+        self.progress.show_progress(snapshot)
+        if not job.done and time.monotonic() - self._last_refresh >= REFRESH_WHILE_RUNNING_S:
+            self.refresh()
+
+    def _job_ended(self, job: IndexingJob) -> None:
+        if job is not self._job or self._shut_down:
+            return
+        service = self.access.service
+        if service is not None and service.current_job() is not job:
+            self._poll()  # requests made meanwhile run on in a follow-up job: one run for the user
+            return
+        self.refresh()
+        self.indexing_finished.emit(job.progress())
+        self._poll()  # a job queued behind this one starts now
 
     def _selection_changed(self) -> None:
         records = self.table.selected_records()

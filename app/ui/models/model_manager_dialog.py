@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, QTimer
+from PySide6.QtCore import QEvent
 from PySide6.QtWidgets import (
     QDialog,
     QFileDialog,
@@ -25,9 +25,11 @@ from app.core.models.downloads import DownloadJob
 from app.core.models.fit import FitRequest, VariantFit
 from app.core.models.library import ModelLibrary
 from app.core.models.local_models import LocalModel
+from app.core.models.progress import DownloadProgress
 from app.core.util.errors import UserFacingError
 from app.ui.bridge import Bridge
 from app.ui.i18n import render
+from app.ui.job_watcher import JobWatcher
 from app.ui.models.catalog_page import CatalogPage
 from app.ui.models.catalog_tree import VariantKey
 from app.ui.models.first_run_page import FirstRunPage
@@ -42,7 +44,7 @@ class ModelManagerDialog(QDialog):
     """The model manager. ``hardware()`` (the probe, with free memory read now) runs on a worker;
     ``use_model(path)`` starts loading in the background and says whether it could start.
 
-    Downloads keep running when the dialog is closed; a timer polls their snapshots. The dialogs
+    Downloads keep running when the dialog is closed; a :class:`JobWatcher` reads their snapshots. The dialogs
     ``ask_model_file``, ``ask_model_folder`` and ``confirm_delete`` can be replaced (tests).
     """
 
@@ -111,9 +113,9 @@ class ModelManagerDialog(QDialog):
         layout.addWidget(self.stack, 1)
         layout.addWidget(self.message)
         layout.addLayout(footer)
-        self._timer = QTimer(self)
-        self._timer.setInterval(POLL_MS)
-        self._timer.timeout.connect(self._poll)
+        self.downloads = JobWatcher(POLL_MS, self)
+        self.downloads.progressed.connect(self._download_progressed)
+        self.downloads.ended.connect(self._download_ended)
         self.retranslate_ui()
 
     # ---- language --------------------------------------------------------------------------
@@ -199,28 +201,26 @@ class ModelManagerDialog(QDialog):
             return
         self._jobs[key] = job
         self._say(None)
-        self._timer.start()
-        self._poll()
+        self.downloads.watch(job)
+        self.downloads.tick()
 
     def _selected_job_do(self, action: Callable[[DownloadJob], None]) -> None:
         key = self.catalog_page.selected_key()
         job = self._jobs.get(key) if key is not None else None
         if job is not None and not job.done:
             action(job)
-            self._poll()
+            self.downloads.tick()
 
-    def _poll(self) -> None:
-        """Read every download's snapshot; a download that ended refreshes the local models."""
-        for key, job in list(self._jobs.items()):
-            if job.done and job.progress().finished:
-                del self._jobs[key]
-                self._download_ended(key, job)
+    def _download_progressed(self, _job: DownloadJob, _progress: DownloadProgress) -> None:
         self._update_states()
         self._update_download_box()
-        if not self._jobs:
-            self._timer.stop()
 
-    def _download_ended(self, key: VariantKey, job: DownloadJob) -> None:
+    def _download_ended(self, job: DownloadJob) -> None:
+        """A download that ended (however) says so and refreshes the local models."""
+        key = next((key for key, running in self._jobs.items() if running is job), None)
+        if key is None:
+            return
+        del self._jobs[key]
         progress = job.progress()
         model, variant = self.library.catalog.find(*key)
         name = f"{model.name} {variant.quantization}"
@@ -231,6 +231,8 @@ class ModelManagerDialog(QDialog):
         else:
             self._say(lambda: self.tr("The download of {0} was cancelled.").format(name))
         self._ended_jobs[key] = job
+        self._update_states()
+        self._update_download_box()
         self.refresh_local()
 
     def job(self, key: VariantKey) -> DownloadJob | None:
@@ -332,6 +334,6 @@ class ModelManagerDialog(QDialog):
         return answer == QMessageBox.StandardButton.Yes
 
     def shutdown(self, timeout_ms: int = 3000) -> None:
-        """Stop polling and wait for the dialog's workers (the library's owner closes the library)."""
-        self._timer.stop()
+        """Stop watching downloads and wait for the dialog's workers (the library's owner closes the library)."""
+        self.downloads.stop()
         self._bridge.wait_for_all(timeout_ms)

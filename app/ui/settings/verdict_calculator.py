@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, QThreadPool, QTimer, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 
 from app.core.config import Settings
 from app.ui.bridge import Bridge
@@ -28,15 +28,13 @@ class VerdictCalculator(QObject):
 
     verdict_ready = Signal(object)
     failed = Signal(object)
-    """Why planning failed: a ``str``, a core :class:`~app.core.util.translatable.Text` when the core wrote it (an object
-    signal: a ``str`` signal would hand on plain English and lose the Text)."""
+    """Why planning failed: a ``str``, a core :class:`~app.core.util.translatable.Text` when the core wrote it (an
+    object signal: a ``str`` signal would hand on plain English and lose the Text)."""
 
     def __init__(self, services: GuiServices, parent: QObject | None = None, debounce_ms: int = DEBOUNCE_MS) -> None:
         super().__init__(parent)
         self._services = services
-        pool = QThreadPool(self)
-        pool.setMaxThreadCount(1)
-        self._bridge = Bridge(self, pool)
+        self._bridge = Bridge(self, serial=True)
         self._metadata = MetadataCache()
         self._pending: Settings | None = None
         self._timer = QTimer(self)
