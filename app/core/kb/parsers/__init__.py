@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from app.core.kb.documents import ParsedDocument
+from app.core.kb.parsers.archive_limits import check_archive
 from app.core.kb.parsers.errors import DOCUMENT_ERROR_KINDS, DocumentError
 from app.core.kb.parsers.formats import (
     UNSUPPORTED_DOCUMENT_HINTS,
@@ -74,6 +75,8 @@ def parse_document(path: Path, ocr: OcrStep | None = None) -> ParsedDocument:
             )
         if format_name == "sniff":
             return _parse_unknown_text(path)
+        if format_name == "docx":
+            check_archive(path)  # a zip bomb is refused before its parser unpacks anything
         if format_name in _OCR_FORMATS:
             return _ocr_parser(format_name)(path, format_name, ocr)
         return _parser(format_name)(path, format_name)
