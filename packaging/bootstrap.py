@@ -3,6 +3,7 @@
 
     python3 packaging/bootstrap.py run    [app arguments...]    set up, then open UniDesk
     python3 packaging/bootstrap.py test   [pytest arguments...] set up (with dev tools), run all tests
+    python3 packaging/bootstrap.py setup | setup-user             only set up (with dev tools | as for a user)
 
 Idempotent: the environment lives in ``.venv`` next to ``pyproject.toml`` and is only
 reinstalled when ``pyproject.toml`` or this script changes. Uses only the standard library.
@@ -87,13 +88,26 @@ def extras_for_tests() -> str:
     return "dev"
 
 
+def check_system() -> None:
+    """Say what the system lacks (compiler, Qt's libraries, a CJK font) before spending minutes installing."""
+    if platform.system() != "Linux":
+        return
+    checker = REPO_ROOT / "packaging" / "system_check.py"
+    if subprocess.call([sys.executable, str(checker)]) != 0:
+        say("the system lacks the parts listed above: the window may not open until they are installed "
+            "(python3 packaging/system_check.py --install does it on Debian/Ubuntu)")
+
+
 def main(argv: list[str]) -> int:
-    if not argv or argv[0] not in {"run", "test", "setup"}:
+    if not argv or argv[0] not in {"run", "test", "setup", "setup-user"}:
         print(__doc__)
         return 2
     action, rest = argv[0], argv[1:]
-    if action == "run":
+    check_system()
+    if action in {"run", "setup-user"}:
         python = ensure_environment("")
+        if action == "setup-user":
+            return 0
         return subprocess.call([str(python), "-m", "app", *rest], cwd=REPO_ROOT)
     python = ensure_environment(extras_for_tests())
     if action == "setup":
