@@ -59,9 +59,13 @@ def test_plan_json_for_a_real_gguf(tmp_path: Path, tiny_gguf: Path) -> None:
         "embedder_bytes", "total_bytes", "budget_bytes", "fits", "decode_tok_s_roofline", "recommended",
     ):
         assert key in plan, key
-    for key in ("max_model_len", "max_num_seqs", "gpu_memory_utilization", "block_size", "kv_cache_dtype",
-                "n_gpu_layers"):
+    for key in ("context_length", "parallel_chats", "kv_cache_dtype", "fits"):
         assert key in plan["recommended"], key
+    assert plan["recommended"]["vllm"] is None
+    for key in ("n_ctx", "kv_unified", "swa_full", "n_gpu_layers", "n_batch", "n_ubatch"):
+        assert key in plan["recommended"]["llamacpp"], key
+    assert (plan["recommended"]["context_length"], plan["recommended"]["parallel_chats"]) == (512, 2)
+    assert plan["parallel_chats_reason"] is None  # --seqs (the old name of --chats) fixed the number
     assert plan["fits"] is True
     assert plan["embedder_bytes"] > 0  # the default embedding model is counted
     assert plan["kv_bytes_per_token"] > 0 and plan["decode_tok_s_roofline"] > 0
@@ -70,7 +74,19 @@ def test_plan_json_for_a_real_gguf(tmp_path: Path, tiny_gguf: Path) -> None:
 def test_plan_uses_settings_for_defaults(tmp_path: Path, tiny_gguf: Path) -> None:
     assert unidesk(tmp_path, "settings", "set", "engine.parallel_chats", "3").returncode == 0
     plan = json.loads(unidesk(tmp_path, "plan", str(tiny_gguf), "--json").stdout)
-    assert plan["recommended"]["max_num_seqs"] == 3
+    assert plan["recommended"]["parallel_chats"] == 3
+
+
+def test_plan_shows_the_automatic_number_of_chats_with_its_reason(tmp_path: Path, tiny_gguf: Path) -> None:
+    result = unidesk(tmp_path, "plan", str(tiny_gguf))  # engine.parallel_chats is automatic by default
+    assert result.returncode == 0, result.stderr
+    line = next(line for line in result.stdout.splitlines() if line.startswith("Chats: "))
+    assert " at once, chosen automatically: " in line
+    plan = json.loads(unidesk(tmp_path, "plan", str(tiny_gguf), "--json").stdout)
+    assert plan["parallel_chats_reason"] and plan["parallel_chats_reason"] in line
+    assert line.startswith(f"Chats: {plan['parallel_chats']} at once")
+    fixed = json.loads(unidesk(tmp_path, "plan", str(tiny_gguf), "--chats", "2", "--json").stdout)
+    assert fixed["parallel_chats"] == 2 and fixed["parallel_chats_reason"] is None
 
 
 def test_plan_missing_file_is_one_clear_line(tmp_path: Path) -> None:
@@ -105,7 +121,7 @@ def test_settings_set_then_show(tmp_path: Path) -> None:
 def test_settings_set_bad_value_is_refused_and_file_kept(tmp_path: Path) -> None:
     assert unidesk(tmp_path, "settings", "set", "engine.parallel_chats", "4").returncode == 0
     before = (tmp_path / "config" / "settings.toml").read_bytes()
-    assert_one_line_error(unidesk(tmp_path, "settings", "set", "engine.parallel_chats", "0"), "parallel_chats")
+    assert_one_line_error(unidesk(tmp_path, "settings", "set", "engine.parallel_chats", "-1"), "parallel_chats")
     assert_one_line_error(unidesk(tmp_path, "settings", "set", "no.such.key", "1"), "no.such.key")
     assert (tmp_path / "config" / "settings.toml").read_bytes() == before
 

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from app.cli.common import CommandHandler, Subparsers, print_json
+from app.cli.common import CommandHandler, Subparsers, print_json, setting_override
 from app.context import AppContext
 from app.core.util.errors import UserFacingError
 
@@ -57,8 +57,9 @@ def run_ask(args: argparse.Namespace, context: AppContext) -> int:
     manager = EngineManager(lambda: report, lambda: settings)
     knowledge_base = None if args.no_kb else KnowledgeBase.open(context.paths, settings)
     try:
-        loaded = manager.load(Path(args.model), None if args.json else _progress, context_length=args.ctx,
-                              parallel_sequences=1)
+        context_length = setting_override(args.ctx, "engine.context_length", "--ctx")
+        loaded = manager.load(Path(args.model), None if args.json else _progress, context_length=context_length,
+                              parallel_chats=1)
         if not args.json:
             print("\r" + " " * 60 + "\r", end="", file=sys.stderr)
             for note in loaded.notes:

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from app.cli.common import CommandHandler, Subparsers, print_json
+from app.cli.common import CommandHandler, Subparsers, add_chats_argument, print_json, setting_override
 from app.context import AppContext
 from app.core.util.errors import UserFacingError
 
@@ -29,7 +29,7 @@ def register(subparsers: Subparsers) -> dict[str, CommandHandler]:
 
     bench = subparsers.add_parser("bench", help="time to first token, prefill, decode, parallel throughput")
     bench.add_argument("model", help="a .gguf file (or a model folder on a vLLM machine)")
-    bench.add_argument("--seqs", type=int, default=4, metavar="N", help="parallel chats to measure (default 4)")
+    add_chats_argument(bench, "--seqs", default=4, help_text="parallel chats to measure (default 4)")
     bench.add_argument("--prompt-tokens", type=int, default=256, metavar="N")
     bench.add_argument("--max-tokens", type=int, default=128, metavar="N", help="tokens generated per chat")
     bench.add_argument("--json", action="store_true", help="print one JSON document")
@@ -70,7 +70,8 @@ def run_chat(args: argparse.Namespace, context: AppContext) -> int:
     settings = context.settings
     manager, _ = _manager(context, measure_bandwidth=False)
     progress = _LoadProgress()
-    loaded = manager.load(Path(args.model), progress, context_length=args.ctx, parallel_sequences=1)
+    context_length = setting_override(args.ctx, "engine.context_length", "--ctx")
+    loaded = manager.load(Path(args.model), progress, context_length=context_length, parallel_chats=1)
     progress.clear()
     if not args.json:
         for note in loaded.notes:
@@ -118,18 +119,17 @@ def run_chat(args: argparse.Namespace, context: AppContext) -> int:
 def run_bench(args: argparse.Namespace, context: AppContext) -> int:
     from app.core.services.engine_bench import run_engine_benchmark
 
-    if args.seqs < 1:
-        raise UserFacingError(f"--seqs must be at least 1, not {args.seqs}.")
+    chats = setting_override(args.chats, "engine.parallel_chats", "--chats") or 1
     manager, report = _manager(context, measure_bandwidth=True)
     progress = _LoadProgress()
-    manager.load(Path(args.model), progress, parallel_sequences=args.seqs,
+    manager.load(Path(args.model), progress, parallel_chats=chats,
                  context_length=max(args.prompt_tokens + args.max_tokens + 64, 512))
     progress.clear()
     try:
         plan = manager.status().plan
         assert plan is not None
         result = run_engine_benchmark(
-            manager, plan, report.bandwidth, parallel_chats=args.seqs,
+            manager, plan, report.bandwidth, parallel_chats=chats,
             prompt_tokens=args.prompt_tokens, max_tokens=args.max_tokens,
         )
     finally:

@@ -6,9 +6,8 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from app.cli.common import CommandHandler, Subparsers, print_json
+from app.cli.common import CommandHandler, Subparsers, add_chats_argument, print_json, setting_override
 from app.context import AppContext
-from app.core.util.errors import UserFacingError
 
 if TYPE_CHECKING:
     from app.core.hardware.report import HardwareReport
@@ -26,7 +25,7 @@ def register(subparsers: Subparsers) -> dict[str, CommandHandler]:
     plan = subparsers.add_parser("plan", help="memory plan for a model on this machine")
     plan.add_argument("model", help="a .gguf file, a Hugging Face model folder or a config.json")
     plan.add_argument("--ctx", type=int, metavar="N", help="context length per chat in tokens (default: settings)")
-    plan.add_argument("--seqs", type=int, metavar="N", help="parallel chats (default: settings)")
+    add_chats_argument(plan, "--seqs", help_text="parallel chats (default: settings)")
     plan.add_argument("--kv-dtype", metavar="T", help="KV-cache type: auto, f16, bf16, f32, q8_0, q4_0, fp8")
     plan.add_argument("--backend", choices=["auto", "vllm", "llamacpp"], help="engine to plan for")
     plan.add_argument("--machine", metavar="NAME|FILE", help=MACHINE_HELP + " (plan for it instead of this computer)")
@@ -74,10 +73,8 @@ def run_plan(args: argparse.Namespace, context: AppContext) -> int:
     from app.core.planner.request import BackendChoice
 
     settings = context.settings
-    if args.ctx is not None and args.ctx <= 0:
-        raise UserFacingError(f"--ctx must be a positive number of tokens, not {args.ctx}.")
-    if args.seqs is not None and args.seqs <= 0:
-        raise UserFacingError(f"--seqs must be at least 1, not {args.seqs}.")
+    context_length = setting_override(args.ctx, "engine.context_length", "--ctx")
+    parallel_chats = setting_override(args.chats, "engine.parallel_chats", "--chats")
     model = read_model_metadata(Path(args.model))
     hardware = target_machine(args.machine)
     chosen = args.backend or settings.str_value("engine.backend")
@@ -87,7 +84,7 @@ def run_plan(args: argparse.Namespace, context: AppContext) -> int:
     else:  # auto (or remote): GGUF files always run on llama.cpp; folders go where the probe recommends.
         backend = "llamacpp" if model.source == "gguf" else hardware.recommended_backend.backend
     request = plan_request_from_settings(
-        settings, backend, context_length=args.ctx, parallel_sequences=args.seqs, kv_cache_dtype=args.kv_dtype
+        settings, backend, context_length=context_length, parallel_chats=parallel_chats, kv_cache_dtype=args.kv_dtype
     )
     plan = plan_memory(model, hardware, request)
     if args.json:

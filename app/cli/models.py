@@ -7,9 +7,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from app.cli.common import CommandHandler, Subparsers, print_json
+from app.cli.common import CommandHandler, Subparsers, add_chats_argument, print_json, setting_override
 from app.context import AppContext
-from app.core.util.errors import UserFacingError
 
 _PROGRESS_INTERVAL_S = 0.5
 _BADGE_TEXT = {"fits": "fits", "tight": "tight", "too_big": "too big", "unsupported": "n/a here"}
@@ -22,7 +21,7 @@ def register(subparsers: Subparsers) -> dict[str, CommandHandler]:
     listing = commands.add_parser("list", help="catalog models marked fits / tight / too big here, and local models")
     listing.add_argument("--ctx", type=int, metavar="N",
                          help="context per chat to judge for (default: settings, else 8192)")
-    listing.add_argument("--seqs", type=int, metavar="N", help="parallel chats to judge for (default: settings)")
+    add_chats_argument(listing, "--seqs", help_text="parallel chats to judge for (default: settings)")
     listing.add_argument("--json", action="store_true", help="print one JSON document")
 
     download = commands.add_parser("download", help="download a catalog model from the Hugging Face hub (resumable)")
@@ -48,19 +47,17 @@ def run_models(args: argparse.Namespace, context: AppContext) -> int:
     return handlers[args.models_command](args, library, context)
 
 
-def _positive(value: int | None, flag: str) -> None:
-    if value is not None and value <= 0:
-        raise UserFacingError(f"{flag} must be at least 1, not {value}.")
-
-
 def _list(args: argparse.Namespace, library: Any, context: AppContext) -> int:
     from app.core.hardware import probe_hardware
-    from app.core.models import FitRequest, human_size
+    from app.core.models import badge_request_from_settings, human_size
+    from app.core.models.fit import DEFAULT_FIT_CONTEXT
 
-    _positive(args.ctx, "--ctx")
-    _positive(args.seqs, "--seqs")
+    request = badge_request_from_settings(
+        context.settings,
+        context_length=setting_override(args.ctx, "engine.context_length", "--ctx"),
+        parallel_chats=setting_override(args.chats, "engine.parallel_chats", "--chats"),
+    )
     hardware = probe_hardware(measure_bandwidth=False)
-    request = FitRequest.from_settings(context.settings, context_length=args.ctx, parallel_chats=args.seqs)
     fits = {(fit.model_id, fit.variant_id): fit for fit in library.fit_badges(hardware, request)}
     local = library.local.models()
     downloaded = {(model.catalog_model_id, model.variant_id): model.id for model in local if model.managed}
@@ -84,9 +81,13 @@ def _list(args: argparse.Namespace, library: Any, context: AppContext) -> int:
             "local": [dict(model.to_dict(), present=model.is_present()) for model in local],
         })
         return 0
-    chats = "1 chat" if request.parallel_chats == 1 else f"{request.parallel_chats} parallel chats"
-    context_text = f"{request.context_length} tokens" if request.context_length else "8192 tokens (automatic)"
-    print(f"Fit judged for {context_text} x {chats} on this machine (change with --ctx / --seqs).")
+    if request.parallel_chats is None:
+        chats = "the parallel chats the planner picks for each model (automatic)"
+    else:
+        chats = "1 chat" if request.parallel_chats == 1 else f"{request.parallel_chats} parallel chats"
+    context_text = (f"{request.context_length} tokens" if request.context_length
+                    else f"{DEFAULT_FIT_CONTEXT} tokens (automatic)")
+    print(f"Fit judged for {context_text} x {chats} on this machine (change with --ctx / --chats).")
     print(f"{'MODEL':<30} {'VARIANT':<9} {'FORMAT':<6} {'SIZE':>9}  {'FIT':<9} {'LICENCE':<13} LANGUAGES")
     for model in library.catalog:
         for variant in model.variants:

@@ -9,7 +9,7 @@ import threading
 from pathlib import Path
 from types import FrameType
 
-from app.cli.common import CommandHandler, Subparsers
+from app.cli.common import CommandHandler, Subparsers, add_chats_argument, setting_override
 from app.context import AppContext
 from app.core.util.errors import UserFacingError
 
@@ -19,8 +19,8 @@ def register(subparsers: Subparsers) -> dict[str, CommandHandler]:
     serve.add_argument("--port", type=int, metavar="N", help="port (default: settings api.port; 0: any free port)")
     serve.add_argument("--model", metavar="PATH", help="model to load (default: settings model.path)")
     serve.add_argument("--ctx", type=int, metavar="N", help="context length (default: settings / planner)")
-    serve.add_argument("--parallel", type=int, metavar="N",
-                       help="requests answered at once (default: settings engine.parallel_chats)")
+    add_chats_argument(serve, "--parallel",
+                       help_text="requests answered at once (default: settings engine.parallel_chats)")
     return {"serve": run_serve}
 
 
@@ -44,7 +44,11 @@ def run_serve(args: argparse.Namespace, context: AppContext) -> int:
 
     previous = signal.signal(signal.SIGTERM, request_stop)
     try:
-        loaded = manager.load(Path(model), context_length=args.ctx, parallel_sequences=args.parallel)
+        loaded = manager.load(
+            Path(model),
+            context_length=setting_override(args.ctx, "engine.context_length", "--ctx"),
+            parallel_chats=setting_override(args.chats, "engine.parallel_chats", "--chats"),
+        )
         server = build_api_server(manager, context.paths, lambda: settings, port=args.port).start()
         print(f"UniDesk API for {loaded.model_name} on {server.url}", flush=True)
         print(f"token: {server.token}", flush=True)

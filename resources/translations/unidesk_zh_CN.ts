@@ -37,12 +37,28 @@
         <translation>请选择 .gguf 文件，或把后端设为“自动”或 vLLM。</translation>
     </message>
     <message>
-        <source>vLLM cannot run here: {0}</source>
-        <translation>vLLM 无法在本机运行：{0}</translation>
-    </message>
-    <message>
         <source>Use a .gguf model with llama.cpp instead.</source>
         <translation>请改用 .gguf 模型，由 llama.cpp 运行。</translation>
+    </message>
+    <message>
+        <source>vLLM runs only on Linux, not on {0}.</source>
+        <translation>vLLM 只能在 Linux 上运行，不能在 {0} 上运行。</translation>
+    </message>
+    <message>
+        <source>vLLM was chosen in settings, but it is not installed.</source>
+        <translation>设置中选择了 vLLM，但它没有安装。</translation>
+    </message>
+    <message>
+        <source>vLLM was chosen in settings; its CPU build runs the model on the processor</source>
+        <translation>设置中选择了 vLLM；它的 CPU 版本在处理器上运行模型</translation>
+    </message>
+    <message>
+        <source>vLLM was chosen in settings, but the installed vLLM needs an NVIDIA GPU and this machine has none.</source>
+        <translation>设置中选择了 vLLM，但已安装的 vLLM 需要 NVIDIA GPU，而这台机器没有。</translation>
+    </message>
+    <message>
+        <source>vLLM was chosen in settings; it runs the model on the NVIDIA GPU</source>
+        <translation>设置中选择了 vLLM；它在 NVIDIA GPU 上运行模型</translation>
     </message>
     <message>
         <source>{0} is a Hugging Face model folder; on this machine models run on llama.cpp, which needs a .gguf file.</source>
@@ -681,6 +697,46 @@
         <translation>这不是有效的 Word（.docx）文件</translation>
     </message>
     <message>
+        <source>the file is {0} MB, more than the {1} MB limit for one file</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>reading it took longer than {0} s, so it was stopped</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>reading it needed more than the {0} MB of memory allowed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>reading it crashed the reader process ({0})</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>it was killed, probably for using too much memory</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>reading it was interrupted {0} times (the app stopped meanwhile)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>it would inflate to {0} MB, more than the {1} MB allowed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>its part {0} is compressed {1}:1, as zip bombs are</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>it holds {0} parts, more than the {1} allowed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>its structure is nested too deeply to read</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>There is nothing to index in it.</source>
         <translation>其中没有可索引的内容。</translation>
     </message>
@@ -785,6 +841,30 @@
         <translation>请在 Word 或 LibreOffice 中打开并重新保存，然后重新添加。</translation>
     </message>
     <message>
+        <source>Split it into smaller files, or raise &apos;Largest file&apos; (kb.max_file_mb) in the settings.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The file may be damaged or unusually complex; it is not retried until it changes. Raise &apos;Time to read one file&apos; (kb.read_timeout_seconds) in the settings and add it again to retry.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Split the file, or raise &apos;Memory to read one file&apos; (kb.read_memory_mb) in the settings and add it again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The file is not retried until it changes; if it opens in other programs, re-save it and add it again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>It is not retried until it changes; remove it and add it again to retry.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>It is refused before anything is unpacked; if it is a genuine document, re-save it in Word.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>{0}: {1}</source>
         <translation>{0}：{1}</translation>
     </message>
@@ -861,6 +941,33 @@
     <message>
         <source>On this computer: it runs without the internet.</source>
         <translation>已在本机：无需联网即可运行。</translation>
+    </message>
+</context>
+<context>
+    <name>EmbeddingChoice</name>
+    <message>
+        <source>Using {0} (English only) until {1} is downloaded; chosen because {2}.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Using {0}: {1}.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>it is set in Settings (kb.embedding_model)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>a GPU with {0} GiB: Qwen3-Embedding-0.6B, the strongest multilingual model that fits beside a chat model (MMTEB 64.3)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>a GPU with {0} GiB: bge-m3, a strong multilingual model (MMTEB 59.6)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>no GPU with room for a larger model: multilingual-e5-small, fast on a CPU and trained for Chinese, English and 100 other languages</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
@@ -1171,6 +1278,14 @@
         <source>The vector collection {0} cannot be deleted: {1}.</source>
         <translation>无法删除向量集合 {0}：{1}。</translation>
     </message>
+    <message>
+        <source>There are no indexed passages to check.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Add documents first: unidesk kb add PATH...</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>KnowledgeBasePanel</name>
@@ -1442,12 +1557,36 @@
         <translation>无法读取</translation>
     </message>
     <message>
+        <source>over a size limit</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>took too long to read</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>crashed the reader</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>unknown problem</source>
         <translation>未知问题</translation>
     </message>
     <message>
         <source>Failed: {0}</source>
         <translation>失败：{0}</translation>
+    </message>
+    <message>
+        <source>Keywords only (embedding…)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Found by keywords and by meaning.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Found by keywords now; by meaning once its vectors are computed.</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Loading the embedding model…</source>
@@ -1468,6 +1607,10 @@
     <message>
         <source>Re-embedding documents for the new embedding model…</source>
         <translation>正在用新的嵌入模型重新嵌入文档…</translation>
+    </message>
+    <message>
+        <source>Indexing documents: {0} of {1} findable by keywords, {2} by meaning…</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Indexing documents…</source>
@@ -2136,6 +2279,34 @@
     <message>
         <source>{0}: it needs {1} of the {2} free</source>
         <translation>{0}：需要 {1}，空闲 {2}</translation>
+    </message>
+    <message>
+        <source>the GPU answers up to {0} chats together for little more than the time of one</source>
+        <translation>GPU 同时回答最多 {0} 个对话，用时与回答一个相差无几</translation>
+    </message>
+    <message>
+        <source>with {0} CPU cores, one chat at a time answers fastest</source>
+        <translation>只有 {0} 个 CPU 核心时，一次回答一个对话最快</translation>
+    </message>
+    <message>
+        <source>{0} CPU cores answer up to {1} chats together</source>
+        <translation>{0} 个 CPU 核心可同时回答最多 {1} 个对话</translation>
+    </message>
+    <message>
+        <source>{0}, but memory leaves room for {1} of {2} tokens each</source>
+        <translation>{0}，但内存只够 {1} 个对话、每个 {2} 词元</translation>
+    </message>
+    <message>
+        <source>{0}, but memory is short even for one chat</source>
+        <translation>{0}，但内存连一个对话都不够</translation>
+    </message>
+    <message>
+        <source>1 chat at a time, chosen automatically: {0}.</source>
+        <translation>一次一个对话，自动选择：{0}。</translation>
+    </message>
+    <message>
+        <source>{0} chats at once, chosen automatically: {1}.</source>
+        <translation>同时 {0} 个对话，自动选择：{1}。</translation>
     </message>
 </context>
 <context>
@@ -3232,10 +3403,6 @@
         <translation>并行对话</translation>
     </message>
     <message>
-        <source>How many answers can be generated at the same time. Each one needs its own KV cache, so more parallel chats leave room for a shorter context.</source>
-        <translation>可以同时生成多少个回答。每个回答都需要自己的 KV 缓存，因此并行对话越多，可用的上下文越短。</translation>
-    </message>
-    <message>
         <source>Memory utilisation</source>
         <translation>内存使用比例</translation>
     </message>
@@ -3396,10 +3563,6 @@
         <translation>嵌入模型</translation>
     </message>
     <message>
-        <source>Sentence-embedding model used to index documents: a name or a local folder. Changing it means the knowledge base is indexed again.</source>
-        <translation>用于索引文档的句向量模型：名称或本地文件夹。更换后知识库会重新索引。</translation>
-    </message>
-    <message>
         <source>Chunk size</source>
         <translation>文本块大小</translation>
     </message>
@@ -3434,10 +3597,6 @@
     <message>
         <source>Rerank passages</source>
         <translation>段落重排序</translation>
-    </message>
-    <message>
-        <source>Re-order the found passages with a second model before answering: better passages, slower answers.</source>
-        <translation>回答前用第二个模型重新排序找到的段落：段落更好，回答更慢。</translation>
     </message>
     <message>
         <source>Reranker model</source>
@@ -3482,6 +3641,46 @@
     <message>
         <source>s</source>
         <translation>秒</translation>
+    </message>
+    <message>
+        <source>How many answers can be generated at the same time. Each one needs its own KV cache, so more parallel chats leave room for a shorter context. 0: the planner picks from the memory and the backend (several on a GPU or unified memory, fewer on a small CPU).</source>
+        <translation>可以同时生成多少个回答。每个回答都需要自己的 KV 缓存，因此并行对话越多，可用的上下文越短。0：由规划器根据内存和后端选择（GPU 或统一内存上多个，小型 CPU 上较少）。</translation>
+    </message>
+    <message>
+        <source>Sentence-embedding model used to index documents: a name or a local folder. Automatic picks a multilingual model for this computer (multilingual-e5-small without a GPU, a stronger one with a GPU) and downloads it on first use; until then the bundled English all-MiniLM-L6-v2 is used. Changing it re-embeds the knowledge base in the background; search uses the old vectors until the new ones are complete.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Re-order the found passages with a second model before answering, where it pays: the top 40 on a GPU, the top 10 on a CPU with 4 or more cores, none on smaller CPUs or when the reranker model is not on this computer.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Largest file</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Files bigger than this are not added to the knowledge base (they are listed as failed, with the reason), so one huge file cannot fill the memory or the disk.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>MB</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Time to read one file</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Reading one file (before its text is embedded) is stopped after this long; the file is listed as failed and not tried again until it changes.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Memory to read one file</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Files are read in a separate process that may use at most this much memory; a file that needs more is listed as failed instead of slowing down or stopping the app.</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Never</source>

@@ -118,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
             corpus_facts = write_mixed_corpus(work_dir / "corpus", arguments.documents)
             log("loading the embedding model and the chat model")
             embedders.get(settings.str_value("kb.embedding_model")).embed_documents(["warm up the model"] * 16)
-            loaded = manager.load(model_path, context_length=arguments.context, parallel_sequences=1)
+            loaded = manager.load(model_path, context_length=arguments.context, parallel_chats=1)
             engine: Any = manager.engine
             maker = PromptMaker(engine.render_prompt, engine.tokenize)
             plan = AnswerPlan(arguments.answers, arguments.tokens, arguments.pause, work_dir / "corpus", work_dir,

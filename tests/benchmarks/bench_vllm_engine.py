@@ -20,8 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from app.core.engines.backends.vllm import VllmEngine
-from app.core.engines.base import EngineConfig
+from app.core.engines.base import EngineConfig, VllmOptions
 from app.core.engines.requests import ChatMessage, ChatRequest
+from app.core.planner.engine_plan import VllmPlan
 from tests.benchmarks.bench_support import (
     PromptMaker,
     aggregate_decode_tokens_per_s,
@@ -54,11 +55,12 @@ def bench_model() -> Path:
     return folder
 
 
-def load(model: Path, **extra: object) -> VllmEngine:
+def load(model: Path, **options: object) -> VllmEngine:
     engine = VllmEngine()
     started = time.monotonic()
-    engine.load(EngineConfig(model, 2048, 4, extra={"cpu_kvcache_space_gib": 1, "enforce_eager": True, **extra}))
-    log(f"loaded {extra or 'plain'} in {time.monotonic() - started:.1f} s")
+    engine.load(EngineConfig(model, 2048, 4, vllm=VllmPlan(cpu_kvcache_space_gib=1),
+                             vllm_options=VllmOptions(enforce_eager=True, **options)))  # type: ignore[arg-type]
+    log(f"loaded {options or 'plain'} in {time.monotonic() - started:.1f} s")
     return engine
 
 

@@ -10,8 +10,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from app.core.engines.backends.llamacpp_native import llamacpp_plan
 from app.core.engines.base import EngineConfig
 from app.core.engines.requests import ChatMessage, ChatRequest
+from app.core.planner.engine_plan import LlamaCppPlan
 from tests.benchmarks.bench_support import (
     Consumer,
     ObservedChat,
@@ -29,8 +31,6 @@ from tests.benchmarks.bench_support import (
 from tests.benchmarks.decode_clock import decode_clock
 from tests.benchmarks.reference_loops import ContextSettings
 from tests.benchmarks.reference_worker import ReferenceProcess
-
-ENGINE_DEFAULT_BATCH = 512  # app/core/engines/backends/llamacpp_native.py: DEFAULT_BATCH_TOKENS
 
 
 @dataclass(frozen=True)
@@ -52,11 +52,11 @@ class BenchPlan:
         return EngineConfig(
             model_path=self.model_path,
             context_length=self.context_length,
-            parallel_sequences=sequences,
+            parallel_chats=sequences,
             kv_cache_dtype=self.kv_cache_dtype,
             threads=self.threads,
             warm_up=warm_up,
-            gpu_layers=self.gpu_layers,
+            llamacpp=LlamaCppPlan.for_chats(self.context_length, sequences, n_gpu_layers=self.gpu_layers),
         )
 
 
@@ -73,27 +73,28 @@ def log(message: str) -> None:
 
 
 def reference_settings(config: EngineConfig) -> ContextSettings:
-    """The llama_context parameters the engine uses for ``config`` (read from llamacpp_native.py):
-    n_ctx = context x sequences, one KV stream per sequence (kv_unified off), n_batch = n_ubatch = 512.
+    """The llama_context parameters the engine uses for ``config``: the plan's llama.cpp part
+    (``llamacpp_plan``: padded n_ctx, a shared KV stream for one chat, one per chat otherwise,
+    n_batch = n_ubatch = 512), as llamacpp_native.context_params applies it.
     """
-    n_batch = int(config.extra.get("n_batch", ENGINE_DEFAULT_BATCH))
+    plan = llamacpp_plan(config)
     return ContextSettings(
-        n_ctx=config.context_length * config.parallel_sequences,
-        n_seq_max=config.parallel_sequences,
-        kv_unified=False,
+        n_ctx=plan.n_ctx,
+        n_seq_max=config.parallel_chats,
+        kv_unified=plan.kv_unified,
         threads=config.threads,
-        n_batch=n_batch,
-        n_ubatch=min(n_batch, int(config.extra.get("n_ubatch", n_batch))),
+        n_batch=plan.n_batch,
+        n_ubatch=min(plan.n_batch, plan.n_ubatch),
         kv_cache_dtype=config.kv_cache_dtype,
         flash_attention=config.flash_attention,
-        gpu_layers=config.gpu_layers,
+        gpu_layers=plan.n_gpu_layers,
     )
 
 
 def check_engine_context(engine: Any, settings: ContextSettings) -> None:
     """Fail loudly if the engine's context differs from what the reference loops mirror."""
     described = engine.describe_build() if hasattr(engine, "describe_build") else {}
-    expected = {"n_ctx": settings.n_ctx, "n_batch": settings.n_batch, "parallel_sequences": settings.n_seq_max}
+    expected = {"n_ctx": settings.n_ctx, "n_batch": settings.n_batch, "parallel_chats": settings.n_seq_max}
     differing = {key: (described[key], value) for key, value in expected.items()
                  if key in described and described[key] != value}
     if differing:

@@ -19,7 +19,7 @@ LONG_CONTEXT = 65536  # room for an answer that streams far longer than the test
 
 
 def main(database: Path, model: Path) -> int:
-    manager = load_manager(model, LONG_CONTEXT, parallel_sequences=1)
+    manager = load_manager(model, LONG_CONTEXT, parallel_chats=1)
     store = ConversationStore(database)
     settings = Settings()
     session = ChatSession(store, Answerer(manager, None, lambda: settings))

@@ -28,11 +28,11 @@ def greedy(max_tokens: int, **changes: object) -> SamplingParams:
     return dataclasses.replace(GREEDY, max_tokens=max_tokens, **changes)  # type: ignore[arg-type]
 
 
-def load_manager(model: Path, context_length: int, parallel_sequences: int = 2, threads: int = 2) -> EngineManager:
+def load_manager(model: Path, context_length: int, parallel_chats: int = 2, threads: int = 2) -> EngineManager:
     """A real EngineManager with llama.cpp and ``model`` loaded (2 threads unless told, no warm-up)."""
     settings = Settings({**ENGINE_SETTINGS, "engine.threads": threads})
     manager = EngineManager(lambda: cpu_only(), lambda: settings)
-    manager.load(model, context_length=context_length, parallel_sequences=parallel_sequences)
+    manager.load(model, context_length=context_length, parallel_chats=parallel_chats)
     return manager
 
 

@@ -151,7 +151,7 @@ def test_small_context_trims_history_and_sources_and_the_budget_is_exact(
     corpus_and_kb: tuple[Corpus, KnowledgeBase], tiny_gguf: Path, store: ConversationStore
 ) -> None:
     _, knowledge_base = corpus_and_kb
-    manager = load_manager(tiny_gguf, 512, parallel_sequences=1)
+    manager = load_manager(tiny_gguf, 512, parallel_chats=1)
     try:
         session = session_for(store, manager, knowledge_base, kb__top_k=8)
         conversation = store.create_conversation()
@@ -195,7 +195,7 @@ def test_small_context_trims_history_and_sources_and_the_budget_is_exact(
 def test_a_question_too_long_for_the_context_is_refused_with_numbers(
     tiny_gguf: Path, store: ConversationStore
 ) -> None:
-    manager = load_manager(tiny_gguf, 512, parallel_sequences=1)
+    manager = load_manager(tiny_gguf, 512, parallel_chats=1)
     try:
         session = session_for(store, manager, None)
         conversation = store.create_conversation(kb_enabled=False)
@@ -277,7 +277,7 @@ def test_stopping_an_answer_keeps_and_saves_its_text(
     tiny_gguf_factory: GgufFactory, store: ConversationStore, pushed_pieces: dict[str, list[str]]
 ) -> None:
     # A model that decodes a few hundred tokens a second: 1900 tokens take seconds, so it is stopped mid-way.
-    manager = load_manager(tiny_gguf_factory(SLOW_DECODE_SHAPE), 2048, parallel_sequences=1, threads=1)
+    manager = load_manager(tiny_gguf_factory(SLOW_DECODE_SHAPE), 2048, parallel_chats=1, threads=1)
     try:
         session = session_for(store, manager, None)
         conversation = store.create_conversation(kb_enabled=False)

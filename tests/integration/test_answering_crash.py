@@ -82,7 +82,7 @@ def test_kill_during_streaming_keeps_the_partial_answer_marked_unfinished(
         assert store.search("essay")[0].conversation_id == conversation.id
 
         # The interrupted answer can be continued after the restart.
-        manager = load_manager(model, 65536, parallel_sequences=1)
+        manager = load_manager(model, 65536, parallel_chats=1)
         try:
             settings = Settings()
             session = ChatSession(store, Answerer(manager, None, lambda: settings))

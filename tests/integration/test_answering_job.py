@@ -89,7 +89,7 @@ def test_prefix_is_kept_but_not_drained_and_cancel_stops() -> None:
 
 @pytest.fixture
 def tiny_manager(tiny_gguf: Path) -> Iterator[object]:
-    manager = load_manager(tiny_gguf, 1024, parallel_sequences=1)
+    manager = load_manager(tiny_gguf, 1024, parallel_chats=1)
     yield manager
     manager.unload()
 

@@ -46,7 +46,7 @@ SLOW_CONTEXT = 4096
 @pytest.fixture(scope="module")
 def manager(tiny_gguf: Path) -> Iterator[EngineManager]:
     # one thread: llama.cpp's worker threads spin-wait, which crawls on a busy 2-core machine
-    loaded = load_manager(tiny_gguf, CONTEXT, parallel_sequences=2, threads=1)
+    loaded = load_manager(tiny_gguf, CONTEXT, parallel_chats=2, threads=1)
     yield loaded
     loaded.unload()
 
@@ -69,7 +69,7 @@ def client(server: ApiServer) -> openai.OpenAI:
 @pytest.fixture(scope="module")
 def slow_manager(tiny_gguf_factory: GgufFactory) -> Iterator[EngineManager]:
     """llama.cpp on one thread with a model that decodes a few hundred tokens a second."""
-    loaded = load_manager(tiny_gguf_factory(SLOW_DECODE_SHAPE), SLOW_CONTEXT, parallel_sequences=2, threads=1)
+    loaded = load_manager(tiny_gguf_factory(SLOW_DECODE_SHAPE), SLOW_CONTEXT, parallel_chats=2, threads=1)
     yield loaded
     loaded.unload()
 

@@ -89,7 +89,7 @@ def engine_factory() -> Iterator[EngineFactory]:
     engines: list[LlamaCppEngine] = []
 
     def load(model_path: Path, **overrides: Any) -> LlamaCppEngine:
-        settings: dict[str, Any] = {"context_length": 512, "parallel_sequences": 4, "threads": 2}
+        settings: dict[str, Any] = {"context_length": 512, "parallel_chats": 4, "threads": 2}
         settings.update(overrides)
         engine = LlamaCppEngine()
         engines.append(engine)
@@ -149,7 +149,7 @@ def test_load_reports_the_model_settings_and_progress(deep_model: Path) -> None:
     progress: list[tuple[float, str]] = []
     try:
         loaded = engine.load(
-            EngineConfig(model_path=deep_model, context_length=256, parallel_sequences=3, threads=1),
+            EngineConfig(model_path=deep_model, context_length=256, parallel_chats=3, threads=1),
             lambda fraction, step: progress.append((fraction, step)),
         )
         build = engine.describe_build()
@@ -303,7 +303,7 @@ def test_streamed_text_equals_a_reference_loop_decoding_all_bytes_at_once(
     request: pytest.FixtureRequest, engine_factory: EngineFactory, model_name: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     model_path: Path = request.getfixturevalue(model_name)
-    engine = engine_factory(model_path, parallel_sequences=1)
+    engine = engine_factory(model_path, parallel_chats=1)
     monkeypatch.setattr("app.core.engines.backends.llamacpp.RequestStream", RecordingStream)
     messages = user("你好, " + PROMPTS[1])
     stream = engine.submit(ChatRequest(messages, greedy(30)))
@@ -348,7 +348,7 @@ def test_a_prompt_longer_than_the_context_ends_with_an_error(engine_factory: Eng
 
 
 def test_generation_stops_at_the_chat_context_limit(engine_factory: EngineFactory, chinese_model: Path) -> None:
-    engine = engine_factory(chinese_model, context_length=256, parallel_sequences=2)
+    engine = engine_factory(chinese_model, context_length=256, parallel_chats=2)
     stream = run(engine, ChatRequest(user("hi"), greedy(10_000)))
     assert stream.finish_reason == "length"
     assert stream.metrics.prompt_tokens + stream.metrics.generated_tokens == 256 + 1
@@ -390,7 +390,7 @@ def test_sampling_settings_apply_per_request(engine_factory: EngineFactory, deep
 def test_cancel_mid_stream_keeps_the_partial_text(
     engine_factory: EngineFactory, slow_model: Path, pushed_pieces: dict[str, list[str]]
 ) -> None:
-    engine = engine_factory(slow_model, context_length=4096, parallel_sequences=1, threads=1)
+    engine = engine_factory(slow_model, context_length=4096, parallel_chats=1, threads=1)
     max_tokens = 4000  # many seconds on this model
     stream = engine.submit(ChatRequest(user(PROMPTS[0]), dataclasses.replace(greedy(max_tokens), ignore_eos=True)))
     pushed = pushed_pieces[stream.request_id]
@@ -410,7 +410,7 @@ def test_cancel_mid_stream_keeps_the_partial_text(
 def test_a_waiting_request_can_be_cancelled_and_waiting_is_reported(
     engine_factory: EngineFactory, deep_model: Path
 ) -> None:
-    engine = engine_factory(deep_model, context_length=2048, parallel_sequences=2)
+    engine = engine_factory(deep_model, context_length=2048, parallel_chats=2)
     long_run = dataclasses.replace(greedy(2000), ignore_eos=True)
     streams = [engine.submit(ChatRequest(user(prompt), long_run)) for prompt in PROMPTS[:3]]
     deadline = time.monotonic() + 10
@@ -429,7 +429,7 @@ def test_a_waiting_request_can_be_cancelled_and_waiting_is_reported(
 
 def _one_at_a_time(model_path: Path, requests: list[ChatRequest], context_length: int = 512) -> list[str]:
     engine = LlamaCppEngine()
-    engine.load(EngineConfig(model_path=model_path, context_length=context_length, parallel_sequences=1, threads=2))
+    engine.load(EngineConfig(model_path=model_path, context_length=context_length, parallel_chats=1, threads=2))
     try:
         return [run(engine, request).text for request in requests]
     finally:
@@ -449,7 +449,7 @@ def test_parallel_chats_equal_the_same_chats_run_one_at_a_time(
     requests = [ChatRequest(user(prompt), sampling) for prompt in PROMPTS]
     expected = _one_at_a_time(peaked_model, requests)
     assert len(set(expected)) > 1, "the prompts should lead to different answers"
-    engine = engine_factory(peaked_model, parallel_sequences=4)
+    engine = engine_factory(peaked_model, parallel_chats=4)
     with joining_together(engine):
         streams = [engine.submit(request) for request in requests]
     for stream in streams:
@@ -469,7 +469,7 @@ def test_a_long_prompt_prefilled_in_chunks_beside_a_decoding_chat(
         ChatRequest(user(PROMPTS[1]), dataclasses.replace(greedy(200), ignore_eos=True)),
         ChatRequest(user(long_prompt), greedy(12)),
     ]
-    engine = engine_factory(peaked_model, context_length=2048, parallel_sequences=2)
+    engine = engine_factory(peaked_model, context_length=2048, parallel_chats=2)
     decoding = engine.submit(requests[0])
     next(iter(decoding))
     joining = engine.submit(requests[1])
@@ -485,7 +485,7 @@ def test_a_long_prompt_prefilled_in_chunks_beside_a_decoding_chat(
 def test_submitting_from_many_threads_at_once(engine_factory: EngineFactory, peaked_model: Path) -> None:
     requests = [ChatRequest(user(f"{prompt} {index}"), greedy(16)) for index, prompt in enumerate(PROMPTS * 2)]
     expected = _one_at_a_time(peaked_model, requests)
-    engine = engine_factory(peaked_model, parallel_sequences=4)
+    engine = engine_factory(peaked_model, parallel_chats=4)
     barrier = threading.Barrier(len(requests))
     streams: dict[int, RequestStream] = {}
 
@@ -538,7 +538,7 @@ def test_reused_prompt_gives_the_same_answer_as_a_full_prefill(
 def test_an_evicted_conversation_is_prefilled_again_and_answers_the_same(
     engine_factory: EngineFactory, peaked_model: Path
 ) -> None:
-    engine = engine_factory(peaked_model, parallel_sequences=2)
+    engine = engine_factory(peaked_model, parallel_chats=2)
     first_turns = {name: user(prompt) for name, prompt in zip("abc", PROMPTS, strict=False)}
     replies = {name: run(engine, ChatRequest(first_turns[name], greedy(10), conversation_id=name)) for name in "abc"}
 
@@ -550,7 +550,7 @@ def test_an_evicted_conversation_is_prefilled_again_and_answers_the_same(
     assert evicted.metrics.prefilled_tokens == evicted.metrics.prompt_tokens - evicted.metrics.reused_prompt_tokens
     kept = run(engine, ChatRequest(second_turn("c"), greedy(16), conversation_id="c"))
     assert kept.metrics.reused_prompt_tokens >= replies["c"].metrics.prompt_tokens
-    cold_engine = engine_factory(peaked_model, parallel_sequences=1, prefix_caching=False)
+    cold_engine = engine_factory(peaked_model, parallel_chats=1, prefix_caching=False)
     assert evicted.text == run(cold_engine, ChatRequest(second_turn("a"), greedy(16))).text
 
 
@@ -587,7 +587,7 @@ def test_unload_cancels_requests_frees_and_a_second_load_works(
     slow_model: Path, pushed_pieces: dict[str, list[str]]
 ) -> None:
     engine = LlamaCppEngine()
-    config = EngineConfig(model_path=slow_model, context_length=2048, parallel_sequences=2, threads=1)
+    config = EngineConfig(model_path=slow_model, context_length=2048, parallel_chats=2, threads=1)
     before = len(_engine_threads())
     engine.load(config)
     first_text = run(engine, ChatRequest(user(PROMPTS[2]), greedy(12))).text
@@ -613,7 +613,7 @@ def test_unload_cancels_requests_frees_and_a_second_load_works(
 
 def test_parallel_decode_steps_reuse_the_compute_graph(engine_factory: EngineFactory, peaked_model: Path) -> None:
     """Chats batched in a fixed sequence order let llama.cpp skip rebuilding the graph each step."""
-    engine = engine_factory(peaked_model, parallel_sequences=4)
+    engine = engine_factory(peaked_model, parallel_chats=4)
     new_tokens = 30
     sampling = dataclasses.replace(greedy(new_tokens), ignore_eos=True)
     for round_index in range(3):  # later rounds hand the slots out in another order than the first

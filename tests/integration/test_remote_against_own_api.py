@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from app.core.engines.backends.remote import RemoteEngine
-from app.core.engines.base import EngineConfig, ModelLoadError
+from app.core.engines.base import EngineConfig, ModelLoadError, RemoteTarget
 from app.core.engines.manager import EngineManager
 from app.core.engines.requests import ChatMessage, ChatRequest
 from app.core.services.api.server import ApiServer
@@ -20,7 +20,7 @@ TOKEN = "own-api-test-token"
 
 @pytest.fixture(scope="module")
 def served(tiny_gguf: Path) -> Iterator[tuple[EngineManager, ApiServer]]:
-    manager = load_manager(tiny_gguf, 1024, parallel_sequences=2)
+    manager = load_manager(tiny_gguf, 1024, parallel_chats=2)
     server = ApiServer(manager, TOKEN, port=0).start()
     try:
         yield manager, server
@@ -32,7 +32,7 @@ def served(tiny_gguf: Path) -> Iterator[tuple[EngineManager, ApiServer]]:
 def remote_config(server: ApiServer, model: str, token: str = TOKEN) -> EngineConfig:
     return EngineConfig(
         model_path=Path(model), context_length=1024, warm_up=False,
-        extra={"url": server.url, "api_key": token},
+        remote=RemoteTarget(server.url, token),
     )
 
 

@@ -18,7 +18,7 @@ import pytest
 
 from app.core.config import Settings
 from app.core.engines.backends.remote import RemoteEngine
-from app.core.engines.base import EngineConfig, ModelLoadError
+from app.core.engines.base import EngineConfig, ModelLoadError, RemoteTarget
 from app.core.engines.manager import EngineManager
 from app.core.engines.requests import ChatRequest
 from tests.core.planner.fake_hardware import cpu_only
@@ -84,15 +84,14 @@ def vllm_server(tiny_hf_llama: Path) -> Iterator[str]:
 @pytest.fixture()
 def remote(vllm_server: str) -> Iterator[RemoteEngine]:
     engine = RemoteEngine()
-    extra = {"url": vllm_server, "api_key": API_KEY}
-    engine.load(EngineConfig(Path(SERVED_NAME), 1024, parallel_sequences=4, extra=extra))
+    engine.load(EngineConfig(Path(SERVED_NAME), 1024, parallel_chats=4, remote=RemoteTarget(vllm_server, API_KEY)))
     yield engine
     engine.unload()
 
 
 def test_connects_and_finds_what_the_server_offers(vllm_server: str) -> None:
     engine = RemoteEngine()
-    loaded = engine.load(EngineConfig(Path(""), 0, extra={"url": vllm_server, "api_key": API_KEY}))
+    loaded = engine.load(EngineConfig(Path(""), 0, remote=RemoteTarget(vllm_server, API_KEY)))
     assert loaded.backend == "remote" and loaded.model_name == SERVED_NAME  # the only model it serves
     assert any("1024 tokens" in note for note in loaded.notes)
     engine.unload()
@@ -163,17 +162,17 @@ def test_cancel_closes_the_connection_and_the_server_stops_generating(remote: Re
 def test_a_wrong_key_is_reported_as_such(vllm_server: str) -> None:
     engine = RemoteEngine()
     with pytest.raises(ModelLoadError, match="refused the API key") as raised:
-        engine.load(EngineConfig(Path(SERVED_NAME), 1024, extra={"url": vllm_server, "api_key": "wrong"}))
+        engine.load(EngineConfig(Path(SERVED_NAME), 1024, remote=RemoteTarget(vllm_server, "wrong")))
     assert "401" in raised.value.message
 
 
 def test_a_wrong_model_or_path_is_reported_as_such(vllm_server: str) -> None:
     with pytest.raises(ModelLoadError, match="does not serve the model 'gpt-9'") as raised:
-        RemoteEngine().load(EngineConfig(Path("gpt-9"), 1024, extra={"url": vllm_server, "api_key": API_KEY}))
+        RemoteEngine().load(EngineConfig(Path("gpt-9"), 1024, remote=RemoteTarget(vllm_server, API_KEY)))
     assert raised.value.hint is not None and SERVED_NAME in raised.value.hint
     wrong_path = vllm_server.removesuffix("/v1") + "/api"
     with pytest.raises(ModelLoadError, match="HTTP 404"):
-        RemoteEngine().load(EngineConfig(Path(SERVED_NAME), 1024, extra={"url": wrong_path, "api_key": API_KEY}))
+        RemoteEngine().load(EngineConfig(Path(SERVED_NAME), 1024, remote=RemoteTarget(wrong_path, API_KEY)))
 
 
 def test_the_manager_connects_from_the_settings(vllm_server: str) -> None:

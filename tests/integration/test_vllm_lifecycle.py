@@ -56,8 +56,8 @@ def test_engine_death_is_reported_and_a_smaller_restart_serves_the_conversation(
 
     settings = Settings.defaults().with_changes({"engine.backend": "vllm", "engine.warmup": False})
     manager = EngineManager(vllm_cpu_machine, lambda: settings, engine_factory=factory)
-    loaded = manager.load(tiny_hf_llama, context_length=1024, parallel_sequences=2)
-    assert loaded.config.extra.get("cpu_kvcache_space_gib") == 1  # the plan sized vLLM's CPU KV cache
+    loaded = manager.load(tiny_hf_llama, context_length=1024, parallel_chats=2)
+    assert loaded.config.vllm is not None and loaded.config.vllm.cpu_kvcache_space_gib == 1  # the plan sized it
     conversation = (ChatMessage("user", "Tell me about the old town."),)
     first = manager.submit(ChatRequest(conversation, greedy(8)))
     assert first.wait(60) and first.error is None
@@ -78,7 +78,7 @@ def test_engine_death_is_reported_and_a_smaller_restart_serves_the_conversation(
     assert refused.wait(5) and isinstance(refused.error, EngineDeadError)
     assert "load the model again" in str(refused.error).lower()
 
-    smaller = manager.load(tiny_hf_llama, context_length=512, parallel_sequences=1)
+    smaller = manager.load(tiny_hf_llama, context_length=512, parallel_chats=1)
     assert smaller.config.context_length == 512
     assert manager.status().state is ManagerState.READY
     again = manager.submit(ChatRequest((*conversation, answer, ChatMessage("user", "More.")), greedy(8)))

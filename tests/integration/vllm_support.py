@@ -11,8 +11,9 @@ import pytest
 
 from app.core.engines.backends.vllm import VllmEngine
 from app.core.engines.backends.vllm_guard import ProcessIdentity, engine_child_processes
-from app.core.engines.base import EngineConfig, LoadedModel, ProgressCallback
+from app.core.engines.base import EngineConfig, LoadedModel, ProgressCallback, VllmOptions
 from app.core.engines.requests import GREEDY, SamplingParams
+from app.core.planner.engine_plan import VllmPlan
 
 VLLM_MARKS = [
     pytest.mark.vllm,
@@ -26,13 +27,15 @@ VLLM_MARKS = [
 TEST_KV_GIB = 1
 
 
-def small_config(model: Path, **extra: object) -> EngineConfig:
-    """A config for the tiny model: 1024-token chats, 4 at once, 1 GiB of KV cache, no compilation."""
+def small_config(model: Path, **options: object) -> EngineConfig:
+    """A config for the tiny model: 1024-token chats, 4 at once, 1 GiB of KV cache, no compilation
+    (``options``: more VllmOptions, e.g. speculative decoding)."""
     return EngineConfig(
         model_path=model,
         context_length=1024,
-        parallel_sequences=4,
-        extra={"cpu_kvcache_space_gib": TEST_KV_GIB, "enforce_eager": True, **extra},
+        parallel_chats=4,
+        vllm=VllmPlan(cpu_kvcache_space_gib=TEST_KV_GIB),
+        vllm_options=VllmOptions(enforce_eager=True, **options),  # type: ignore[arg-type]
     )
 
 
@@ -49,4 +52,4 @@ class EagerVllmEngine(VllmEngine):
     """The real backend, told to skip torch.compile (the manager's plan does not set enforce_eager)."""
 
     def load(self, config: EngineConfig, progress: ProgressCallback | None = None) -> LoadedModel:
-        return super().load(replace(config, extra={**config.extra, "enforce_eager": True}), progress)
+        return super().load(replace(config, vllm_options=replace(config.vllm_options, enforce_eager=True)), progress)

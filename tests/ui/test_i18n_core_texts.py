@@ -70,14 +70,16 @@ def test_setting_tooltips_and_refusals_speak_chinese(
     type_into(qtbot, chats, "70")
     type_into(qtbot, overlap, "600")  # more than the chunk size: a rule between two settings
     english = {key: editor.control.toolTip() for key, editor in dialog.panel.editors.items()}
-    assert english["engine.parallel_chats"].endswith("\nAllowed: a whole number from 1 to 64.")
-    assert chats.error_label.text() == "70 is above the maximum 64. Allowed: a whole number from 1 to 64."
+    assert english["engine.parallel_chats"].endswith("\nAllowed: a whole number from 1 to 64, or 0 for automatic.")
+    assert chats.error_label.text() == ("70 is above the maximum 64 (or 0 for automatic). "
+                                        "Allowed: a whole number from 1 to 64, or 0 for automatic.")
     assert overlap.error_label.text().startswith("600 is not smaller than kb.chunk_tokens = 512. Change one of: ")
 
     switch(qtbot, switcher, "zh_CN", lambda: dialog.windowTitle() == "设置")
 
-    assert chats.control.toolTip().endswith("\n允许的值：1 到 64 之间的整数。")
-    assert chats.error_label.text() == "70 高于最大值 64。允许的值：1 到 64 之间的整数。"
+    assert chats.control.toolTip().endswith("\n允许的值：1 到 64 之间的整数，或 0 表示自动。")
+    assert chats.error_label.text() == ("70 高于最大值 64（或 0 表示自动）。"
+                                        "允许的值：1 到 64 之间的整数，或 0 表示自动。")
     assert overlap.error_label.text().startswith("600 不小于 kb.chunk_tokens = 512。请修改其中之一：")
     names = [*TECHNICAL_NAMES, "kb.chunk_tokens", "kb.chunk_overlap_tokens"]
     for key, editor in dialog.panel.editors.items():
@@ -85,7 +87,8 @@ def test_setting_tooltips_and_refusals_speak_chinese(
 
     switch(qtbot, switcher, "en", lambda: dialog.windowTitle() == "Settings")
     assert {key: editor.control.toolTip() for key, editor in dialog.panel.editors.items()} == english
-    assert chats.error_label.text() == "70 is above the maximum 64. Allowed: a whole number from 1 to 64."
+    assert chats.error_label.text() == ("70 is above the maximum 64 (or 0 for automatic). "
+                                        "Allowed: a whole number from 1 to 64, or 0 for automatic.")
     dialog.calculator.wait(WAIT_MS)
 
 

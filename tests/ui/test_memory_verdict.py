@@ -47,7 +47,7 @@ def _available_between(model: Path, fits_chats: int, short_chats: int) -> float:
     metadata = read_model_metadata(model)
     roomy = fake_machine(ram_total_gib=64, ram_available_gib=60)
     settings = Settings({"engine.context_length": LONG_CONTEXT})
-    requests = [plan_request_from_settings(settings, "llamacpp", parallel_sequences=chats)
+    requests = [plan_request_from_settings(settings, "llamacpp", parallel_chats=chats)
                 for chats in (fits_chats, short_chats)]
     totals = [plan_memory(metadata, roomy, request).total_bytes for request in requests]
     return RESERVE_GIB + (totals[0] + totals[1]) / 2 / GIB
@@ -95,14 +95,14 @@ def test_verdict_follows_edits_and_suggests_settings_that_fit(
     _type(qtbot, panel.editor("model.path"), str(long_context_model))
     _type(qtbot, panel.editor("engine.context_length"), str(LONG_CONTEXT))
     _type(qtbot, panel.editor("engine.parallel_chats"), "4")
-    verdict = _wait_for_verdict(qtbot, dialog, lambda v: v.plan.parallel_sequences == 4)
+    verdict = _wait_for_verdict(qtbot, dialog, lambda v: v.plan.parallel_chats == 4)
     assert verdict.plan.fits and dialog.verdict_view.fits is True
     assert dialog.verdict_view.headline.text().startswith("Fits: ")
     panel.section_list.setCurrentRow(1)
     screenshot(dialog, "05-settings-verdict-fits")
 
     _type(qtbot, panel.editor("engine.parallel_chats"), "16")
-    verdict = _wait_for_verdict(qtbot, dialog, lambda v: v.plan.parallel_sequences == 16)
+    verdict = _wait_for_verdict(qtbot, dialog, lambda v: v.plan.parallel_chats == 16)
     assert not verdict.plan.fits and dialog.verdict_view.fits is False
     headline = dialog.verdict_view.headline.text()
     assert headline.startswith("Needs ")
@@ -116,7 +116,7 @@ def test_verdict_follows_edits_and_suggests_settings_that_fit(
     request = plan_request_from_settings(edited, "llamacpp")
     assert not plan_memory(metadata, hardware, request).fits
     shorter = dataclasses.replace(request, context_length=verdict.context_alternative)
-    fewer = dataclasses.replace(request, parallel_sequences=verdict.chats_alternative)
+    fewer = dataclasses.replace(request, parallel_chats=verdict.chats_alternative)
     assert plan_memory(metadata, hardware, shorter).fits
     assert verdict.context_alternative < LONG_CONTEXT
     assert plan_memory(metadata, hardware, fewer).fits
@@ -139,7 +139,7 @@ def test_only_the_newest_edit_is_planned_and_shown(
         chats.setValue(count)
     edited_for_ms = (time.monotonic() - began) * 1000
     verdict = _wait_for_verdict(qtbot, dialog, lambda v: v.model_path == long_context_model)
-    assert verdict.plan.parallel_sequences == 10
+    assert verdict.plan.parallel_chats == 10
     runs = dialog.calculator.requests_started - started
     # Not one plan per edit: at most one per debounce interval the edits spanned (plus the last one),
     # however fast or slow the machine ran the loop, and far fewer than the edits.

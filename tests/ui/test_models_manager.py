@@ -11,7 +11,7 @@ import pytest
 from PySide6.QtWidgets import QWidget
 
 from app.core.config import Settings
-from app.core.models.fit import FitRequest
+from app.core.models.fit import badge_request_from_settings
 from app.ui.models.model_texts import badge_text
 from tests.ui.models_support import LARGE_MACHINE, SMALL_MACHINE, UsedModels, make_library, open_dialog
 
@@ -26,7 +26,7 @@ WAIT_MS = 20_000  # fits, files and the library are read on worker threads: gene
 
 def test_fit_badges_on_a_small_and_a_large_machine(qtbot: Any, tmp_path: Path, screenshot: Shot) -> None:
     library = make_library(tmp_path)
-    request = FitRequest.from_settings(Settings.defaults())
+    request = badge_request_from_settings(Settings.defaults())
     small = open_dialog(qtbot, library, SMALL_MACHINE, UsedModels())
     large = open_dialog(qtbot, library, LARGE_MACHINE, UsedModels())
 

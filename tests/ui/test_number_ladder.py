@@ -61,7 +61,8 @@ def test_every_arrow_step_moves_its_way_to_an_allowed_value_and_stops_at_the_end
 def test_out_of_range_typing_steps_back_into_range() -> None:
     spec = spec_for("engine.parallel_chats")
     assert next_value(spec, 70, -1) == 64
-    assert next_value(spec, -5, 1) == 1
+    assert next_value(spec, -5, 1) == 0  # Automatic: the special value below the minimum comes first
+    assert next_value(spec_for("kb.top_k"), -5, 1) == 1
 
 
 @pytest.mark.parametrize(("key", "expected"), [("engine.context_length", True), ("engine.parallel_chats", False),

@@ -103,7 +103,7 @@ def test_bad_input_is_refused_in_the_field_with_the_reason(
     assert "above the maximum 64" in chats.error_label.text()
     assert chats.error_label.isVisibleTo(panel)
     assert not dialog.apply_button.isEnabled() and not dialog.ok_button.isEnabled()
-    assert panel.settings_for_planning().int_value("engine.parallel_chats") == 1  # the last valid value
+    assert panel.settings_for_planning().int_value("engine.parallel_chats") == 0  # the last valid value: automatic
     context = panel.editor("engine.context_length")
     _type(qtbot, context, "300")
     assert "below the minimum 512" in (context.error() or "")
@@ -203,7 +203,7 @@ def test_apply_saves_and_reloads_the_model_for_reload_settings(
     assert saved.float_value("sampling.temperature") == pytest.approx(0.2)
     qtbot.waitUntil(lambda: window.model_status.state == "ready", timeout=LOAD_MS)
     loaded = window.services.engine_manager.status().loaded
-    assert loaded is not None and loaded.config.parallel_sequences == 2
+    assert loaded is not None and loaded.config.parallel_chats == 2
     assert "2 chats" in window.model_status.text.text()
     assert not dialog.apply_button.isEnabled()  # nothing left to apply
     screenshot(dialog, "04-settings-applied-reload")

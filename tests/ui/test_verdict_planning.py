@@ -53,7 +53,7 @@ def test_metadata_is_read_once_per_file(tiny_gguf: Path) -> None:
     second = compute_verdict(Settings({"engine.parallel_chats": 4}), tiny_gguf, cpu_only(), cache)
     assert reads == [tiny_gguf]
     assert first.plan is not None and second.plan is not None
-    assert (first.plan.parallel_sequences, second.plan.parallel_sequences) == (1, 4)
+    assert (first.plan.parallel_chats, second.plan.parallel_chats) == (1, 4)
     assert first.selection is not None and first.selection.backend == "llamacpp"
 
 

@@ -87,11 +87,13 @@ SETTINGS: tuple[SettingSpec, ...] = (
         applies_on_reload=True,
     ),
     SettingSpec(
-        "engine.parallel_chats", INT, 1, "Parallel chats",
+        "engine.parallel_chats", INT, 0, "Parallel chats",
         "How many answers can be generated at the same time. Each one needs its own KV cache, "
-        "so more parallel chats leave room for a shorter context.",
+        "so more parallel chats leave room for a shorter context. 0: the planner picks from the "
+        "memory and the backend (several on a GPU or unified memory, fewer on a small CPU).",
         minimum=1,
         maximum=64,
+        special_values=(Choice(0, "Automatic"),),
         group="Memory",
         applies_on_reload=True,
     ),

@@ -14,6 +14,9 @@ SettingValue = bool | int | float | str
 
 Number = int | float
 
+AUTOMATIC_LABEL = "Automatic"
+"""The label of a special value that leaves the choice to the app (``Choice(0, AUTOMATIC_LABEL)``)."""
+
 
 class ValueKind(enum.Enum):
     """The Python/TOML type a setting holds."""
@@ -98,6 +101,11 @@ class SettingSpec:
     def name(self) -> str:
         """The key inside its section's table."""
         return self.key.partition(".")[2]
+
+    def is_automatic(self, value: SettingValue) -> bool:
+        """Whether ``value`` is this setting's special value labelled Automatic (the app decides, e.g. 0 tokens)."""
+        return any(choice.label == AUTOMATIC_LABEL and same_value(choice.value, value)
+                   for choice in self.special_values)
 
     def label_for(self, value: SettingValue) -> str | None:
         """The label of a special value or choice equal to ``value``, if it is one."""

@@ -98,6 +98,16 @@ class Settings(Mapping[str, SettingValue]):
             raise TypeError(f"{key} is not a whole-number setting")
         return value
 
+    def int_or_automatic(self, key: str) -> int | None:
+        """The value of a whole-number setting, or None when it holds its Automatic special value."""
+        value = self.int_value(key)
+        return None if spec_for(key).is_automatic(value) else value
+
+    def float_or_automatic(self, key: str) -> float | None:
+        """The value of a number setting, or None when it holds its Automatic special value."""
+        value = self.float_value(key)
+        return None if spec_for(key).is_automatic(value) else value
+
     def float_value(self, key: str) -> float:
         """The value of a number setting, typed for callers."""
         value = self[key]

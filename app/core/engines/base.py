@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Literal, Protocol
 
 from app.core.engines.metrics import EngineMetrics
 from app.core.engines.requests import ChatMessage, ChatRequest
 from app.core.engines.stream import RequestStream
+from app.core.planner.engine_plan import LlamaCppPlan, VllmPlan
 from app.core.util.errors import UserFacingError
 
 BackendName = Literal["llamacpp", "vllm", "remote"]
@@ -18,26 +19,60 @@ FlashAttention = Literal["auto", "on", "off"]
 ProgressCallback = Callable[[float, str], None]
 
 
+SpeculativeMode = Literal["off", "ngram", "draft"]
+DEFAULT_SPECULATIVE_TOKENS = 4
+
+
+@dataclass(frozen=True)
+class VllmOptions:
+    """vLLM-only choices that are not memory decisions: speculative decoding from the settings,
+    and knobs for tests and benchmarks (``enforce_eager`` skips torch.compile and CUDA graphs)."""
+
+    speculative: SpeculativeMode = "off"
+    speculative_tokens: int = DEFAULT_SPECULATIVE_TOKENS
+    speculative_draft_model: str = ""
+    enforce_eager: bool = False
+    seed: int | None = None
+    max_num_batched_tokens: int | None = None
+
+
+@dataclass(frozen=True)
+class RemoteTarget:
+    """The OpenAI-compatible server the remote backend talks to; ``None`` options keep the endpoint's defaults."""
+
+    url: str
+    api_key: str = ""
+    connect_timeout_s: float | None = None
+    read_timeout_s: float | None = None
+    retries: int | None = None
+    backoff_s: float | None = None
+
+
 @dataclass(frozen=True)
 class EngineConfig:
-    """Everything a backend needs to load a model, decided by the manager from plan + settings.
+    """Everything a backend needs to load a model: the plan's decisions plus the user's engine settings.
 
-    ``context_length`` is the longest single chat in tokens; ``parallel_sequences`` how many
-    chats run at once. Backend-only knobs go in ``extra``.
+    The manager builds it from a MemoryPlan (``engine_config_from_plan``). Neutral fields, in the
+    app's words: ``context_length`` is the longest single chat in tokens, ``parallel_chats`` how
+    many chats run at once. Each backend's own part is typed and in its own words: ``llamacpp``
+    and ``vllm`` carry what the planner decided for that backend (``app.core.planner.engine_plan``;
+    a config built by hand may leave them None and gets the planner's layout for its context and
+    chats), ``vllm_options`` and ``remote`` carry settings only that backend reads. Each backend
+    translates the neutral fields into its own words where it loads (``n_seq_max``, ``max_num_seqs``...).
     """
 
     model_path: Path
     context_length: int
-    parallel_sequences: int = 1
+    parallel_chats: int = 1
     kv_cache_dtype: str = "f16"
-    gpu_layers: int = -1
     threads: int = 0
     flash_attention: FlashAttention = "auto"
-    block_size: int | None = None
     prefix_caching: bool = True
-    memory_utilization: float | None = None
     warm_up: bool = True
-    extra: Mapping[str, Any] = field(default_factory=dict)
+    llamacpp: LlamaCppPlan | None = None
+    vllm: VllmPlan | None = None
+    vllm_options: VllmOptions = field(default_factory=VllmOptions)
+    remote: RemoteTarget | None = None
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,9 @@ from app.core.engines.base import (
     ModelLoadError,
     NoModelLoadedError,
     ProgressCallback,
+    RemoteTarget,
+    SpeculativeMode,
+    VllmOptions,
 )
 from app.core.engines.metrics import EngineMetrics
 from app.core.engines.requests import ChatRequest
@@ -76,8 +79,9 @@ def smaller_request(request: PlanRequest) -> PlanRequest | None:
     context = request.context_length
     if context is not None and context // 2 >= MIN_RETRY_CONTEXT:
         return replace(request, context_length=context // 2)
-    if request.parallel_sequences > 1:
-        return replace(request, parallel_sequences=max(1, request.parallel_sequences // 2))
+    chats = request.parallel_chats or 1
+    if chats > 1:
+        return replace(request, parallel_chats=max(1, chats // 2))
     return None
 
 
@@ -112,7 +116,7 @@ class EngineManager:
         progress: ProgressCallback | None = None,
         *,
         context_length: int | None = None,
-        parallel_sequences: int | None = None,
+        parallel_chats: int | None = None,
     ) -> LoadedModel:
         """Load ``model_path`` (unloading the current model first), warm it up, and return what loaded.
 
@@ -123,7 +127,7 @@ class EngineManager:
             self._unload_locked()
             self._status = ManagerStatus(ManagerState.LOADING)
             try:
-                loaded = self._load_locked(model_path, progress, context_length, parallel_sequences)
+                loaded = self._load_locked(model_path, progress, context_length, parallel_chats)
             except Exception as error:
                 self._status = ManagerStatus(ManagerState.FAILED, error=str(error))
                 raise
@@ -134,20 +138,13 @@ class EngineManager:
         model_path: Path,
         progress: ProgressCallback | None,
         context_length: int | None,
-        parallel_sequences: int | None,
+        parallel_chats: int | None,
     ) -> LoadedModel:
         settings = self._settings()
         hardware = self._hardware()
         selection = select_backend(model_path, settings.str_value("engine.backend"), hardware)
         if selection.backend == "remote":  # no model file, no memory plan: model_path is the model's name there
-            remote_config = EngineConfig(
-                model_path=model_path,
-                context_length=settings.int_value("engine.context_length"),
-                parallel_sequences=settings.int_value("engine.parallel_chats"),
-                warm_up=settings.bool_value("engine.warmup"),
-                extra={"url": settings.str_value("engine.remote_url"),
-                       "api_key": settings.str_value("engine.remote_api_key")},
-            )
+            remote_config = remote_engine_config(model_path, settings, context_length, parallel_chats)
             remote = self._engine_factory("remote")
             try:
                 remote_loaded = remote.load(remote_config, progress)
@@ -161,7 +158,7 @@ class EngineManager:
             return remote_loaded
         metadata = read_model_metadata(model_path)
         request = plan_request_from_settings(
-            settings, selection.backend, context_length=context_length, parallel_sequences=parallel_sequences
+            settings, selection.backend, context_length=context_length, parallel_chats=parallel_chats
         )
         notes: list[str] = []
         retried = False
@@ -183,8 +180,8 @@ class EngineManager:
                     raise
                 retried = True
                 notes.append(
-                    f"Out of memory with {plan.recommended.max_model_len} tokens x "
-                    f"{plan.recommended.max_num_seqs} chats; retrying with a smaller setting."
+                    f"Out of memory with {plan.recommended.context_length} tokens x "
+                    f"{plan.recommended.parallel_chats} chats; retrying with a smaller setting."
                 )
                 log.warning("load failed for lack of memory, retrying smaller: %s", error)
                 request = smaller
@@ -256,47 +253,48 @@ def _request_for(plan: MemoryPlan, request: PlanRequest) -> PlanRequest:
     """The request matching what ``plan`` recommended (the starting point of a retry)."""
     return replace(
         request,
-        context_length=plan.recommended.max_model_len,
-        parallel_sequences=plan.recommended.max_num_seqs,
+        context_length=plan.recommended.context_length,
+        parallel_chats=plan.recommended.parallel_chats,
     )
 
 
 def engine_config_from_plan(model_path: Path, plan: MemoryPlan, settings: Settings) -> EngineConfig:
-    """Turn the planner's recommendation plus the user's engine settings into an EngineConfig."""
+    """The plan's recommendation (its neutral decisions and its part for the chosen backend) plus the
+    user's engine settings, as the EngineConfig the backend loads."""
     recommended = plan.recommended
-    extra: dict[str, object] = {
-        name: value
-        for name, value in (
-            ("n_ctx", recommended.n_ctx),
-            ("kv_unified", recommended.kv_unified),
-            ("swa_full", recommended.swa_full),
-            ("cpu_kvcache_space_gib", recommended.cpu_kvcache_space_gib),
-        )
-        if value is not None
-    }
-    # What the backends re-check with live figures at load (unified-memory safety) and the
-    # speculative-decoding choice (vLLM only; llama.cpp ignores these keys).
-    extra.update(
-        memory_kind="device" if plan.memory_kind == "discrete" else plan.memory_kind,
-        embedder_bytes=plan.embedder_bytes,
-        reserve_bytes=plan.reserve_bytes,
-        speculative=settings.str_value("engine.speculative"),
-        speculative_tokens=settings.int_value("engine.speculative_tokens"),
-        speculative_draft_model=settings.str_value("engine.speculative_draft_model"),
-    )
+    vllm = recommended.vllm
+    user_utilization = settings.float_or_automatic("engine.memory_utilization")
+    if vllm is not None and user_utilization is not None:
+        vllm = replace(vllm, gpu_memory_utilization=user_utilization)
     flash: FlashAttention = settings.str_value("engine.flash_attention")  # type: ignore[assignment]
-    user_utilization = settings.float_value("engine.memory_utilization")
+    speculative: SpeculativeMode = settings.str_value("engine.speculative")  # type: ignore[assignment]
     return EngineConfig(
         model_path=model_path,
-        context_length=recommended.max_model_len,
-        parallel_sequences=recommended.max_num_seqs,
+        context_length=recommended.context_length,
+        parallel_chats=recommended.parallel_chats,
         kv_cache_dtype=recommended.kv_cache_dtype,
-        gpu_layers=-1 if recommended.n_gpu_layers is None else recommended.n_gpu_layers,
         threads=settings.int_value("engine.threads"),
         flash_attention=flash,
-        block_size=recommended.block_size,
         prefix_caching=settings.bool_value("engine.prefix_caching"),
-        memory_utilization=user_utilization or recommended.gpu_memory_utilization,
         warm_up=settings.bool_value("engine.warmup"),
-        extra=extra,
+        llamacpp=recommended.llamacpp,
+        vllm=vllm,
+        vllm_options=VllmOptions(
+            speculative=speculative,
+            speculative_tokens=settings.int_value("engine.speculative_tokens"),
+            speculative_draft_model=settings.str_value("engine.speculative_draft_model"),
+        ),
+    )
+
+
+def remote_engine_config(
+    model_path: Path, settings: Settings, context_length: int | None, parallel_chats: int | None
+) -> EngineConfig:
+    """No model file, no memory plan: ``model_path`` is the model's name on the server; 0 tokens = the server's."""
+    return EngineConfig(
+        model_path=model_path,
+        context_length=context_length or settings.int_value("engine.context_length"),
+        parallel_chats=parallel_chats or settings.int_or_automatic("engine.parallel_chats") or 1,
+        warm_up=settings.bool_value("engine.warmup"),
+        remote=RemoteTarget(settings.str_value("engine.remote_url"), settings.str_value("engine.remote_api_key")),
     )

@@ -14,12 +14,12 @@ from app.core.models.errors import (
     ModelsError,
     NotEnoughDiskSpaceError,
 )
-from app.core.models.fit import FitBadge, FitRequest, VariantFit, fit_catalog, fit_variant
+from app.core.models.file_download import TransferOptions
+from app.core.models.fit import FitBadge, VariantFit, badge_request_from_settings, fit_catalog, fit_variant
 from app.core.models.hub import HubClient, RemoteFile
 from app.core.models.library import ModelLibrary
 from app.core.models.local_models import LocalModel, LocalModels, RemovedModel, models_folder
 from app.core.models.progress import DownloadProgress, DownloadState
-from app.core.models.file_download import TransferOptions
 from app.core.models.units import human_size
 
 __all__ = [
@@ -35,7 +35,6 @@ __all__ = [
     "DownloadSpec",
     "DownloadState",
     "FitBadge",
-    "FitRequest",
     "HubClient",
     "HubError",
     "LocalModel",
@@ -48,6 +47,7 @@ __all__ = [
     "RemovedModel",
     "TransferOptions",
     "VariantFit",
+    "badge_request_from_settings",
     "fit_catalog",
     "fit_variant",
     "human_size",

@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any, Literal
 
 from app.core.config import Settings
 from app.core.hardware.report import HardwareReport
 from app.core.models.catalog import Catalog, CatalogModel, CatalogVariant
 from app.core.models.catalog_metadata import variant_metadata
-from app.core.planner.dtypes import LLAMACPP_KV_DTYPES, VLLM_KV_DTYPES
-from app.core.planner.embedders import embedder_memory_bytes
+from app.core.planner.from_settings import plan_request_from_settings
 from app.core.planner.plan import MemoryPlan, plan_memory
-from app.core.planner.request import DEFAULT_RESERVE_BYTES, BackendChoice, PlanRequest
+from app.core.planner.request import BackendChoice, PlanRequest, backend_kv_dtypes
 
 GIB = 1024**3
 TIGHT_HEADROOM = 0.15  # "tight": it fits, but with less than this share of the budget to spare
@@ -20,29 +19,22 @@ DEFAULT_FIT_CONTEXT = 8192  # tokens per chat judged when the context setting is
 FitBadge = Literal["fits", "tight", "too_big", "unsupported"]
 
 
-@dataclass(frozen=True)
-class FitRequest:
-    """What the badges are judged for. ``context_length`` None: DEFAULT_FIT_CONTEXT (or less, if the
-    model's context is shorter)."""
+def badge_request_from_settings(
+    settings: Settings, *, context_length: int | None = None, parallel_chats: int | None = None
+) -> PlanRequest:
+    """What the badges are judged for: the settings' plan request (explicit arguments override them).
 
-    context_length: int | None = None
-    parallel_chats: int = 1
-    kv_cache_dtype: str = "auto"
-    reserve_bytes: int = DEFAULT_RESERVE_BYTES
-    embedder_bytes: int = 0
-
-    @classmethod
-    def from_settings(
-        cls, settings: Settings, *, context_length: int | None = None, parallel_chats: int | None = None
-    ) -> FitRequest:
-        """The request the user's settings describe; explicit arguments override them."""
-        return cls(
-            context_length=context_length or settings.int_value("engine.context_length") or None,
-            parallel_chats=parallel_chats or settings.int_value("engine.parallel_chats"),
-            kv_cache_dtype=settings.str_value("engine.kv_cache_dtype"),
-            reserve_bytes=int(settings.float_value("engine.os_reserve_gib") * GIB),
-            embedder_bytes=embedder_memory_bytes(settings.str_value("kb.embedding_model")),
-        )
+    Each variant is then planned for its own backend (see :func:`fit_variant`), so the backend
+    here is only a placeholder (one that can use the chosen KV type). An automatic context is
+    judged at DEFAULT_FIT_CONTEXT (or the model's, if shorter); automatic chats are chosen by the
+    planner for each variant.
+    """
+    kv_cache_dtype = settings.str_value("engine.kv_cache_dtype")
+    placeholder: BackendChoice = "vllm" if kv_cache_dtype in backend_kv_dtypes("vllm") - backend_kv_dtypes(
+        "llamacpp") else "llamacpp"
+    return plan_request_from_settings(
+        settings, placeholder, context_length=context_length, parallel_chats=parallel_chats
+    )
 
 
 @dataclass(frozen=True)
@@ -73,22 +65,27 @@ class VariantFit:
 
 
 def fit_variant(
-    model: CatalogModel, variant: CatalogVariant, hardware: HardwareReport, request: FitRequest
+    model: CatalogModel, variant: CatalogVariant, hardware: HardwareReport, request: PlanRequest
 ) -> VariantFit:
-    """Judge ``variant`` on ``hardware``: fits, tight, too_big, or unsupported (its backend cannot run here)."""
+    """Judge ``variant`` on ``hardware``: fits, tight, too_big, or unsupported (its backend cannot run here).
+
+    ``request`` (as :func:`badge_request_from_settings` makes it) is planned for the variant's
+    backend; a KV type that backend lacks falls back to its automatic choice.
+    """
     backend = variant.backend
     metadata = variant_metadata(model, variant)
     context = min(request.context_length or DEFAULT_FIT_CONTEXT, metadata.context_length)
     if backend == "vllm" and hardware.recommended_backend.backend != "vllm":
         return VariantFit(
             model_id=model.id, variant_id=variant.id, badge="unsupported", backend=backend,
-            context_length=context, parallel_chats=request.parallel_chats, needed_bytes=0, budget_bytes=0,
+            context_length=context, parallel_chats=request.parallel_chats or 1, needed_bytes=0, budget_bytes=0,
             headroom=0.0, longest_context=None,
             reason="Hugging Face (vLLM) models run only on Linux machines with unified memory and vLLM; "
             "use a GGUF variant here.",
         )
     plan = plan_memory(metadata, hardware, _plan_request(request, backend, context))
-    longest = plan_memory(metadata, hardware, _plan_request(request, backend, None))
+    same_chats = replace(request, parallel_chats=plan.parallel_chats)  # an automatic number, now chosen
+    longest = plan_memory(metadata, hardware, _plan_request(same_chats, backend, None))
     needed, budget = _deciding_part(plan)
     headroom = (budget - needed) / budget if budget > 0 else -1.0
     badge: FitBadge = "too_big" if not plan.fits else "tight" if headroom < TIGHT_HEADROOM else "fits"
@@ -100,32 +97,24 @@ def fit_variant(
         badge=badge,
         backend=backend,
         context_length=context,
-        parallel_chats=request.parallel_chats,
+        parallel_chats=plan.parallel_chats,
         needed_bytes=needed,
         budget_bytes=budget,
         headroom=round(headroom, 4),
         longest_context=longest.context_length if longest.fits else None,
-        reason=_reason(plan, needed, budget, context, request.parallel_chats),
+        reason=_reason(plan, needed, budget, context, plan.parallel_chats),
     )
 
 
-def fit_catalog(catalog: Catalog, hardware: HardwareReport, request: FitRequest) -> tuple[VariantFit, ...]:
+def fit_catalog(catalog: Catalog, hardware: HardwareReport, request: PlanRequest) -> tuple[VariantFit, ...]:
     """Badges of every variant in ``catalog``, in catalog order."""
     return tuple(fit_variant(model, variant, hardware, request) for model in catalog for variant in model.variants)
 
 
-def _plan_request(request: FitRequest, backend: BackendChoice, context_length: int | None) -> PlanRequest:
-    """A PlanRequest for ``backend``; a KV type the backend lacks falls back to its automatic choice."""
-    supported = LLAMACPP_KV_DTYPES if backend == "llamacpp" else VLLM_KV_DTYPES
-    kv_dtype = request.kv_cache_dtype if request.kv_cache_dtype in supported else "auto"
-    return PlanRequest(
-        backend=backend,
-        context_length=context_length,
-        parallel_sequences=request.parallel_chats,
-        kv_cache_dtype=kv_dtype,
-        reserve_bytes=request.reserve_bytes,
-        embedder_bytes=request.embedder_bytes,
-    )
+def _plan_request(request: PlanRequest, backend: BackendChoice, context_length: int | None) -> PlanRequest:
+    """``request`` for ``backend`` and ``context_length``; a KV type the backend lacks becomes its automatic one."""
+    kv_dtype = request.kv_cache_dtype if request.kv_cache_dtype in backend_kv_dtypes(backend) else "auto"
+    return replace(request, backend=backend, context_length=context_length, kv_cache_dtype=kv_dtype)
 
 
 def _deciding_part(plan: MemoryPlan) -> tuple[int, int]:
@@ -143,7 +132,8 @@ def _deciding_part(plan: MemoryPlan) -> tuple[int, int]:
 
 def _partly_on_cpu(plan: MemoryPlan) -> bool:
     """True when llama.cpp on a discrete GPU keeps some layers in system RAM."""
-    layers = plan.recommended.n_gpu_layers
+    llamacpp = plan.recommended.llamacpp
+    layers = llamacpp.n_gpu_layers if llamacpp is not None else None
     return plan.memory_kind == "discrete" and layers is not None and 0 <= layers < plan.model.n_layers
 
 
@@ -151,7 +141,8 @@ def _reason(plan: MemoryPlan, needed: int, budget: int, context: int, chats: int
     """One line: what the setting needs against what is available."""
     chats_text = "1 chat" if chats == 1 else f"{chats} parallel chats"
     text = f"needs {needed / GIB:.1f} GiB of {budget / GIB:.1f} GiB available for {context} tokens x {chats_text}"
-    if plan.fits and _partly_on_cpu(plan):
-        text += (f"; only {plan.recommended.n_gpu_layers} of {plan.model.n_layers} layers fit on the GPU, "
+    llamacpp = plan.recommended.llamacpp
+    if plan.fits and _partly_on_cpu(plan) and llamacpp is not None:
+        text += (f"; only {llamacpp.n_gpu_layers} of {plan.model.n_layers} layers fit on the GPU, "
                  "the rest run slower on the CPU")
     return text

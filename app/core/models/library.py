@@ -12,10 +12,11 @@ from app.core.hardware.report import HardwareReport
 from app.core.models.catalog import Catalog, CatalogModel, CatalogVariant, load_catalog
 from app.core.models.downloads import DownloadJob, DownloadResult, DownloadSpec, with_local_model
 from app.core.models.errors import DownloadError
-from app.core.models.fit import FitRequest, VariantFit, fit_catalog
+from app.core.models.file_download import TransferOptions
+from app.core.models.fit import VariantFit, fit_catalog
 from app.core.models.hub import HubClient
 from app.core.models.local_models import LocalModel, LocalModels, RemovedModel
-from app.core.models.file_download import TransferOptions
+from app.core.planner.request import PlanRequest
 from app.core.util.translatable import QT_TRANSLATE_NOOP, Text
 
 CONTEXT = "ModelErrors"
@@ -53,7 +54,7 @@ class ModelLibrary:
         """Where downloads go."""
         return self.local.folder
 
-    def fit_badges(self, hardware: HardwareReport, request: FitRequest) -> tuple[VariantFit, ...]:
+    def fit_badges(self, hardware: HardwareReport, request: PlanRequest) -> tuple[VariantFit, ...]:
         """Every catalog variant's fit badge on ``hardware`` (pure arithmetic, no I/O)."""
         return fit_catalog(self.catalog, hardware, request)
 

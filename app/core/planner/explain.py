@@ -34,12 +34,12 @@ def _pair(needed: int, available: int) -> tuple[str, str]:
 def describe(sizing: Sizing, reference: Sizing | None = None) -> str:
     """e.g. "16384 tokens x 4 chats", plus the KV type / GPU layers where they differ from ``reference``."""
     setting = sizing.setting
-    if setting.parallel_sequences == 1:
+    if setting.parallel_chats == 1:
         text = _said(QT_TRANSLATE_NOOP("MemoryPlan", "{0} tokens x {1} chat"), setting.context_length,
-                     setting.parallel_sequences)
+                     setting.parallel_chats)
     else:
         text = _said(QT_TRANSLATE_NOOP("MemoryPlan", "{0} tokens x {1} chats"), setting.context_length,
-                     setting.parallel_sequences)
+                     setting.parallel_chats)
     if reference is not None and setting.kv_cache_dtype != reference.setting.kv_cache_dtype:
         text = _said(QT_TRANSLATE_NOOP("MemoryPlan", "{0} with a {1} KV cache"), text, setting.kv_cache_dtype)
     if reference is not None and sizing.n_gpu_layers != reference.n_gpu_layers:

@@ -25,20 +25,22 @@ def format_plan(plan: MemoryPlan) -> str:
     estimated = " (estimated from config)" if model.weights_estimated else ""
     moe = f", MoE {model.experts_used} of {model.expert_count} experts" if model.is_moe else ""
     verdict = "fits" if plan.fits else "does not fit"
-    chats = "chat" if plan.parallel_sequences == 1 else "chats"
+    chats = "chat" if plan.parallel_chats == 1 else "chats"
     lines = [
         f"Model: {model.architecture}, {_parameters(model.parameter_count)} parameters, "
         f"{model.dominant_weight_type} weights {_gib(model.weight_bytes)}{estimated}, "
         f"{model.n_layers} layers{moe}, trained context {model.context_length}",
         f"Memory: {_BACKEND_NAMES[plan.backend]} on {_MEMORY_NAMES[plan.memory_kind]}, "
         f"{_gib(plan.budget_bytes)} usable ({_gib(plan.reserve_bytes)} kept free)",
-        f"Needs for {plan.context_length} tokens x {plan.parallel_sequences} {chats} "
+        f"Needs for {plan.context_length} tokens x {plan.parallel_chats} {chats} "
         f"({plan.kv_cache_dtype} KV): "
         f"weights {_gib(plan.weights_bytes)} + KV {_gib(plan.kv_bytes_total)} + compute "
         f"{_gib(plan.compute_bytes)} + runtime {_gib(plan.overhead_bytes)} + embedder "
         f"{_gib(plan.embedder_bytes)} = {_gib(plan.total_bytes)} -> {verdict}",
         "Recommended: " + _recommended_text(plan),
     ]
+    if plan.parallel_chats_reason is not None:
+        lines.append(f"Chats: {plan.parallel_chats} at once, chosen automatically: {plan.parallel_chats_reason}")
     if plan.decode_tok_s_roofline is not None and plan.decode_tok_s_roofline_empty is not None:
         lines.append(
             f"Decode ceiling: {plan.decode_tok_s_roofline:.1f} tok/s at {plan.context_length} tokens, "
@@ -49,17 +51,20 @@ def format_plan(plan: MemoryPlan) -> str:
 
 
 def _recommended_text(plan: MemoryPlan) -> str:
-    """The recommended engine settings on one line."""
+    """The recommended engine settings on one line: the neutral ones, then the backend's own words."""
     rec = plan.recommended
-    parts = [f"context {rec.max_model_len}", f"chats {rec.max_num_seqs}", f"KV {rec.kv_cache_dtype}"]
-    if rec.gpu_memory_utilization is not None:
-        parts.append(f"gpu_memory_utilization {rec.gpu_memory_utilization:.3f}")
-    if rec.block_size is not None:
-        parts.append(f"block size {rec.block_size}")
-    if rec.cpu_kvcache_space_gib is not None:
-        parts.append(f"VLLM_CPU_KVCACHE_SPACE {rec.cpu_kvcache_space_gib}")
-    if rec.n_ctx is not None:
-        parts.append(f"n_ctx {rec.n_ctx}")
-    if rec.n_gpu_layers is not None:
-        parts.append("n_gpu_layers all" if rec.n_gpu_layers == -1 else f"n_gpu_layers {rec.n_gpu_layers}")
+    parts = [f"context {rec.context_length}", f"chats {rec.parallel_chats}", f"KV {rec.kv_cache_dtype}"]
+    if rec.vllm is not None:
+        vllm = rec.vllm
+        if vllm.gpu_memory_utilization is not None:
+            parts.append(f"gpu_memory_utilization {vllm.gpu_memory_utilization:.3f}")
+        if vllm.block_size is not None:
+            parts.append(f"block size {vllm.block_size}")
+        if vllm.cpu_kvcache_space_gib is not None:
+            parts.append(f"VLLM_CPU_KVCACHE_SPACE {vllm.cpu_kvcache_space_gib}")
+    if rec.llamacpp is not None:
+        llamacpp = rec.llamacpp
+        parts.append(f"n_ctx {llamacpp.n_ctx}")
+        layers = llamacpp.n_gpu_layers
+        parts.append("n_gpu_layers all" if layers == -1 else f"n_gpu_layers {layers}")
     return ", ".join(parts) + ("" if rec.fits else " (still does not fit)")

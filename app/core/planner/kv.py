@@ -65,9 +65,23 @@ def kv_bytes_per_token(model: ModelMetadata, kv_cache_dtype: str, context_length
     return -(-kv_bytes_for_context(model, kv_cache_dtype, context_length) // context_length)
 
 
-def _pad(value: int, multiple: int) -> int:
+def pad(value: int, multiple: int) -> int:
     """``value`` rounded up to a multiple of ``multiple``."""
     return -(-value // multiple) * multiple
+
+
+def llamacpp_streams(context_length: int, parallel_chats: int, *, kv_unified: bool) -> tuple[int, int]:
+    """(cells per KV stream, streams) llama.cpp makes for ``parallel_chats`` chats of ``context_length``.
+
+    llama.cpp takes one n_ctx for all sequences (context x chats), pads it to a multiple of 256,
+    and either shares it (kv_unified: one stream) or splits it into one stream per sequence,
+    each padded to 256 again; n_ctx is then cells per stream x streams.
+    """
+    n_seq = max(1, parallel_chats)
+    n_ctx = pad(context_length * n_seq, LLAMACPP_CTX_PAD)
+    if kv_unified:
+        return n_ctx, 1
+    return pad(n_ctx // n_seq, LLAMACPP_CTX_PAD), n_seq
 
 
 @dataclass(frozen=True)
@@ -83,30 +97,24 @@ class KvLayout:
 def llamacpp_kv_layout(
     model: ModelMetadata,
     context_length: int,
-    parallel_sequences: int,
+    parallel_chats: int,
     *,
     kv_unified: bool = True,
     swa_full: bool = False,
     n_ubatch: int = LLAMACPP_N_UBATCH,
 ) -> KvLayout:
-    """Cells llama.cpp allocates for ``parallel_sequences`` chats of ``context_length`` tokens.
+    """Cells llama.cpp allocates for ``parallel_chats`` chats of ``context_length`` tokens.
 
-    llama.cpp takes one n_ctx for all sequences (we pass context x sequences), pads it to a
-    multiple of 256, and either shares it (kv_unified) or splits it into one stream per
-    sequence, each padded to 256 again. The SWA cache (when not swa_full) holds
+    Streams as :func:`llamacpp_streams`. The SWA cache (when not swa_full) holds
     ``pad256(min(n_ctx, window * (n_seq if unified else 1) + n_ubatch))`` cells per stream.
     """
-    n_seq = max(1, parallel_sequences)
-    n_ctx = _pad(context_length * n_seq, LLAMACPP_CTX_PAD)
-    if kv_unified:
-        cells_per_stream, streams = n_ctx, 1
-    else:
-        cells_per_stream, streams = _pad(n_ctx // n_seq, LLAMACPP_CTX_PAD), n_seq
-        n_ctx = cells_per_stream * n_seq
+    n_seq = max(1, parallel_chats)
+    cells_per_stream, streams = llamacpp_streams(context_length, n_seq, kv_unified=kv_unified)
+    n_ctx = cells_per_stream * streams
     sliding_per_stream = cells_per_stream
     if model.sliding_window and any(model.sliding_layers) and not swa_full:
         window_cells = model.sliding_window * (n_seq if kv_unified else 1) + n_ubatch
-        sliding_per_stream = _pad(min(cells_per_stream, window_cells), LLAMACPP_CTX_PAD)
+        sliding_per_stream = pad(min(cells_per_stream, window_cells), LLAMACPP_CTX_PAD)
     return KvLayout(
         full_cells=cells_per_stream * streams,
         sliding_cells=sliding_per_stream * streams,
@@ -118,18 +126,18 @@ def llamacpp_kv_layout(
 def vllm_kv_layout(
     model: ModelMetadata,
     context_length: int,
-    parallel_sequences: int,
+    parallel_chats: int,
     *,
     block_size: int,
     max_num_batched_tokens: int,
 ) -> KvLayout:
-    """Cells vLLM needs so that ``parallel_sequences`` requests of ``context_length`` run at once.
+    """Cells vLLM needs so that ``parallel_chats`` requests of ``context_length`` run at once.
 
     Full-attention layers need ``ceil(max_model_len / block_size)`` blocks per sequence;
     sliding-window layers need ``ceil(min(window - 1 + max_num_batched_tokens, max_model_len) /
     block_size) + 1`` blocks (vLLM's SlidingWindowSpec), never more than the full amount.
     """
-    n_seq = max(1, parallel_sequences)
+    n_seq = max(1, parallel_chats)
     full_blocks = -(-context_length // block_size)
     sliding_blocks = full_blocks
     if model.sliding_window and any(model.sliding_layers):

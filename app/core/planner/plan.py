@@ -3,19 +3,22 @@
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from app.core.hardware.report import HardwareReport
 from app.core.planner.budget import MemoryKind, memory_budget
 from app.core.planner.compute import VLLM_HOST_OVERHEAD_BYTES
-from app.core.planner.explain import explain
+from app.core.planner.concurrency import ChatsChoice, chats_sentence, choose_parallel_chats
+from app.core.planner.engine_plan import LlamaCppPlan, VllmPlan
+from app.core.planner.explain import CONTEXT, explain
 from app.core.planner.kv import kv_bytes_per_token
 from app.core.planner.metadata import ModelMetadata
-from app.core.planner.recommend import search_setting
+from app.core.planner.recommend import SearchResult, search_setting
 from app.core.planner.request import BackendChoice, PlanRequest, resolve_kv_dtype
 from app.core.planner.roofline import decode_tokens_per_second_bound
-from app.core.planner.sizing import Sizing
+from app.core.planner.sizing import ALL_LAYERS, Sizing
+from app.core.util.translatable import QT_TRANSLATE_NOOP, Text
 
 GIB = 1024**3
 UTILIZATION_STEP = 1000  # gpu_memory_utilization is given to 3 decimals
@@ -23,39 +26,36 @@ UTILIZATION_STEP = 1000  # gpu_memory_utilization is given to 3 decimals
 
 @dataclass(frozen=True)
 class RecommendedSettings:
-    """Engine settings for the nearest setting that fits (the request itself when it fits).
+    """The nearest setting that fits (the request itself when it fits), and what each backend is told.
 
-    vLLM uses max_model_len, max_num_seqs, gpu_memory_utilization, block_size, kv_cache_dtype
-    (and cpu_kvcache_space_gib on CPU); llama.cpp uses n_ctx (= context x chats, padded to 256),
-    n_seq_max = max_num_seqs, kv_unified, n_gpu_layers (-1 = all), flash_attn and swa_full,
-    which the sizes assume. Settings of the other backend are None.
+    ``context_length`` (tokens per chat), ``parallel_chats`` and ``kv_cache_dtype`` are the
+    neutral decisions; ``llamacpp`` or ``vllm`` (the other one is None) carries the decisions in
+    that backend's words, which the sizes assume (see ``engine_plan``).
     """
 
-    max_model_len: int
-    max_num_seqs: int
+    context_length: int
+    parallel_chats: int
     kv_cache_dtype: str
-    gpu_memory_utilization: float | None
-    block_size: int | None
-    n_gpu_layers: int | None
-    n_ctx: int | None
-    kv_unified: bool | None
-    flash_attn: bool | None
-    swa_full: bool | None
-    cpu_kvcache_space_gib: int | None
     kv_bytes_total: int
     total_bytes: int
     fits: bool
+    llamacpp: LlamaCppPlan | None = None
+    vllm: VllmPlan | None = None
 
 
 @dataclass(frozen=True)
 class MemoryPlan:
-    """Memory needed by the requested setting, the budget, and what to use instead if it does not fit."""
+    """Memory needed by the requested setting, the budget, and what to use instead if it does not fit.
+
+    ``parallel_chats_reason`` says why the planner chose ``parallel_chats`` when the request left
+    it automatic (None when the user fixed it); ``explanation`` ends with it then.
+    """
 
     backend: BackendChoice
     memory_kind: MemoryKind
     model: ModelMetadata
     context_length: int
-    parallel_sequences: int
+    parallel_chats: int
     kv_cache_dtype: str
     weights_bytes: int
     kv_bytes_per_token: int
@@ -75,6 +75,7 @@ class MemoryPlan:
     decode_tok_s_roofline_empty: float | None
     recommended: RecommendedSettings
     explanation: str
+    parallel_chats_reason: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form; the model appears as its summary."""
@@ -89,6 +90,12 @@ def plan_memory(model: ModelMetadata, hardware: HardwareReport, request: PlanReq
     budget = memory_budget(hardware, request.reserve_bytes)
     kv_dtype = resolve_kv_dtype(request, model.model_dtype)
     start_context = min(request.context_length or model.context_length, model.context_length)
+    chats_choice = None
+    if request.parallel_chats is None:
+        chats_choice = choose_parallel_chats(
+            model, budget, request, kv_dtype, start_context, hardware.cpu_cores_physical
+        )
+        request = replace(request, parallel_chats=chats_choice.parallel_chats)
     result = search_setting(model, budget, request, kv_dtype, start_context)
     requested = result.requested
     setting = requested.setting
@@ -98,7 +105,7 @@ def plan_memory(model: ModelMetadata, hardware: HardwareReport, request: PlanReq
         memory_kind=budget.kind,
         model=model,
         context_length=setting.context_length,
-        parallel_sequences=setting.parallel_sequences,
+        parallel_chats=setting.parallel_chats,
         kv_cache_dtype=setting.kv_cache_dtype,
         weights_bytes=requested.weights_bytes,
         kv_bytes_per_token=kv_bytes_per_token(model, setting.kv_cache_dtype, setting.context_length),
@@ -119,8 +126,17 @@ def plan_memory(model: ModelMetadata, hardware: HardwareReport, request: PlanReq
         ),
         decode_tok_s_roofline_empty=decode_tokens_per_second_bound(model, bandwidth, setting.kv_cache_dtype, 0),
         recommended=_recommended_settings(result.recommended),
-        explanation=explain(result, model.context_length, request.context_length),
+        explanation=_explanation(result, model.context_length, request.context_length, chats_choice),
+        parallel_chats_reason=None if chats_choice is None else chats_choice.reason,
     )
+
+
+def _explanation(result: SearchResult, trained: int, requested: int | None, chats: ChatsChoice | None) -> str:
+    """The plan's sentence, followed by the one about an automatic number of chats."""
+    sentence = explain(result, trained, requested)
+    if chats is None:
+        return sentence
+    return Text(CONTEXT, QT_TRANSLATE_NOOP("MemoryPlan", "{0} {1}"), (sentence, chats_sentence(chats)))
 
 
 def vllm_memory_utilization(sizing: Sizing) -> float | None:
@@ -143,23 +159,30 @@ def vllm_memory_utilization(sizing: Sizing) -> float | None:
 
 
 def _recommended_settings(sizing: Sizing) -> RecommendedSettings:
-    """Engine settings for ``sizing``."""
+    """Engine settings for ``sizing``: the neutral ones and the chosen backend's own."""
     setting = sizing.setting
-    is_vllm = sizing.backend == "vllm"
-    on_cpu = sizing.budget.kind == "cpu"
+    budget = sizing.budget
+    llamacpp = vllm = None
+    if sizing.backend == "llamacpp":
+        layers = ALL_LAYERS if sizing.n_gpu_layers is None else sizing.n_gpu_layers
+        llamacpp = LlamaCppPlan.for_chats(setting.context_length, setting.parallel_chats, n_gpu_layers=layers)
+    else:
+        on_cpu = budget.kind == "cpu"
+        vllm = VllmPlan(
+            block_size=sizing.block_size,
+            gpu_memory_utilization=vllm_memory_utilization(sizing),
+            cpu_kvcache_space_gib=max(1, math.ceil(sizing.kv_bytes_total / GIB)) if on_cpu else None,
+            memory_kind=budget.kind,
+            reserve_bytes=budget.reserve_bytes,
+            embedder_bytes=sizing.embedder_bytes,
+        )
     return RecommendedSettings(
-        max_model_len=setting.context_length,
-        max_num_seqs=setting.parallel_sequences,
+        context_length=setting.context_length,
+        parallel_chats=setting.parallel_chats,
         kv_cache_dtype=setting.kv_cache_dtype,
-        gpu_memory_utilization=vllm_memory_utilization(sizing) if is_vllm else None,
-        block_size=sizing.block_size if is_vllm else None,
-        n_gpu_layers=None if is_vllm else sizing.n_gpu_layers,
-        n_ctx=None if is_vllm else sizing.layout.n_ctx,
-        kv_unified=None if is_vllm else sizing.kv_unified,
-        flash_attn=None if is_vllm else True,
-        swa_full=None if is_vllm else False,
-        cpu_kvcache_space_gib=max(1, math.ceil(sizing.kv_bytes_total / GIB)) if is_vllm and on_cpu else None,
         kv_bytes_total=sizing.kv_bytes_total,
         total_bytes=sizing.total_bytes,
         fits=sizing.fits,
+        llamacpp=llamacpp,
+        vllm=vllm,
     )

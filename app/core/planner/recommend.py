@@ -36,7 +36,7 @@ def context_candidates(start: int) -> list[int]:
     return values
 
 
-def sequence_candidates(start: int) -> list[int]:
+def chat_candidates(start: int) -> list[int]:
     """``start``, then halving down to 1."""
     values = [start]
     while values[-1] > 1:
@@ -49,6 +49,7 @@ def search_setting(
 ) -> SearchResult:
     """Size the requested setting and, if it does not fit, find the nearest that does.
 
+    ``request.parallel_chats`` is a number here (the planner settles an automatic one first).
     With ``request.context_length`` None the largest candidate context that fits is taken as
     the request itself. Otherwise the order is: shrink the context, then the chats, then use a
     smaller KV type, then (discrete GPU with fixed layers) let the planner offload fewer layers.
@@ -57,7 +58,8 @@ def search_setting(
     def size(setting: Setting) -> Sizing:
         return size_setting(model, budget, request.backend, setting, request.embedder_bytes, request.block_size)
 
-    base = Setting(context_length, request.parallel_sequences, kv_cache_dtype, request.gpu_layers)
+    chats_asked = request.parallel_chats or 1
+    base = Setting(context_length, chats_asked, kv_cache_dtype, request.gpu_layers)
     if request.context_length is None:
         for context in context_candidates(context_length):
             sizing = size(replace(base, context_length=context))
@@ -74,9 +76,9 @@ def search_setting(
     last = requested
     for layers in layer_options:
         for dtype in dtypes:
-            for sequences in sequence_candidates(request.parallel_sequences):
+            for chats in chat_candidates(chats_asked):
                 for context in context_candidates(context_length):
-                    last = size(Setting(context, sequences, dtype, layers))
+                    last = size(Setting(context, chats, dtype, layers))
                     if last.fits:
                         return SearchResult(requested, last, found=True, auto_context=request.context_length is None)
     return SearchResult(requested, last, found=False, auto_context=request.context_length is None)

@@ -15,18 +15,19 @@ BackendChoice = Literal["vllm", "llamacpp"]
 
 @dataclass(frozen=True)
 class PlanRequest:
-    """Settings to plan for.
+    """Settings to plan for, in the app's words (the backends' words appear only in the plan's engine part).
 
-    ``context_length`` is tokens per chat (None = the model's trained maximum, lowered until it
-    fits); ``parallel_sequences`` is how many chats run at once; ``reserve_bytes`` is RAM left
-    for the OS and other programs; ``embedder_bytes`` is the co-resident embedding model;
-    ``gpu_layers`` fixes llama.cpp's offloaded layers (None = as many as fit, -1 = all);
-    ``block_size`` overrides vLLM's KV block (None = 16 on GPU, 128 on CPU).
+    ``context_length`` is tokens per chat (None = automatic: the model's trained maximum, lowered
+    until it fits); ``parallel_chats`` is how many chats run at once (None = automatic: the planner
+    picks from the memory and the backend); ``reserve_bytes`` is RAM left for the OS and other
+    programs; ``embedder_bytes`` is the co-resident embedding model; ``gpu_layers`` fixes
+    llama.cpp's offloaded layers (None = as many as fit, -1 = all); ``block_size`` overrides vLLM's
+    KV block (None = 16 on GPU, 128 on CPU).
     """
 
     backend: BackendChoice
     context_length: int | None = None
-    parallel_sequences: int = 1
+    parallel_chats: int | None = 1
     kv_cache_dtype: str = "auto"
     reserve_bytes: int = DEFAULT_RESERVE_BYTES
     embedder_bytes: int = 0
@@ -41,7 +42,7 @@ class PlanRequest:
                 f"Unknown KV-cache type '{self.kv_cache_dtype}'.",
                 f"Use one of: {', '.join(KV_CACHE_DTYPES)}.",
             )
-        supported = LLAMACPP_KV_DTYPES if self.backend == "llamacpp" else VLLM_KV_DTYPES
+        supported = backend_kv_dtypes(self.backend)
         if self.kv_cache_dtype != "auto" and self.kv_cache_dtype not in supported:
             raise PlanRequestError(
                 f"{self.backend} cannot use a {self.kv_cache_dtype} KV cache.",
@@ -49,7 +50,7 @@ class PlanRequest:
             )
         if self.context_length is not None and self.context_length < 1:
             raise PlanRequestError("The context length must be at least 1 token.", None)
-        if self.parallel_sequences < 1:
+        if self.parallel_chats is not None and self.parallel_chats < 1:
             raise PlanRequestError("At least one parallel chat is needed.", None)
         if self.reserve_bytes < 0 or self.embedder_bytes < 0:
             raise PlanRequestError("Reserve and embedder sizes cannot be negative.", None)
@@ -57,6 +58,11 @@ class PlanRequest:
             raise PlanRequestError("GPU layers must be -1 (all), 0 or more.", None)
         if self.block_size is not None and self.block_size < 1:
             raise PlanRequestError("The KV block size must be at least 1 token.", None)
+
+
+def backend_kv_dtypes(backend: BackendChoice) -> frozenset[str]:
+    """The KV-cache types ``backend`` can use (besides "auto")."""
+    return frozenset(LLAMACPP_KV_DTYPES if backend == "llamacpp" else VLLM_KV_DTYPES)
 
 
 def resolve_kv_dtype(request: PlanRequest, model_dtype: str) -> str:

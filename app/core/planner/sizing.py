@@ -15,6 +15,7 @@ from app.core.planner.compute import (
     llamacpp_compute_bytes,
     vllm_activation_bytes,
 )
+from app.core.planner.engine_plan import LLAMACPP_SWA_FULL, llamacpp_kv_unified
 from app.core.planner.kv import (
     LLAMACPP_N_UBATCH,
     KvLayout,
@@ -35,7 +36,7 @@ class Setting:
     """One candidate configuration. ``gpu_layers`` None lets the planner pick (llama.cpp, discrete)."""
 
     context_length: int
-    parallel_sequences: int
+    parallel_chats: int
     kv_cache_dtype: str
     gpu_layers: int | None = None
 
@@ -106,10 +107,16 @@ def _layer_kv_bytes(model: ModelMetadata, kv_cache_dtype: str, layout: KvLayout)
 
 
 def _size_llamacpp(model: ModelMetadata, budget: MemoryBudget, setting: Setting, embedder_bytes: int) -> Sizing:
-    """llama.cpp: padded n_ctx, per-layer placement of weights and KV when VRAM is short."""
-    kv_unified = setting.parallel_sequences == 1
-    layout = llamacpp_kv_layout(model, setting.context_length, setting.parallel_sequences, kv_unified=kv_unified)
-    streams = 1 if kv_unified else setting.parallel_sequences
+    """llama.cpp: padded n_ctx, per-layer placement of weights and KV when VRAM is short.
+
+    The layout is the one the plan hands to llama.cpp (``engine_plan.LlamaCppPlan``): a shared KV
+    stream for one chat, one stream per chat otherwise, and a full-size sliding-window cache.
+    """
+    kv_unified = llamacpp_kv_unified(setting.parallel_chats)
+    layout = llamacpp_kv_layout(
+        model, setting.context_length, setting.parallel_chats, kv_unified=kv_unified, swa_full=LLAMACPP_SWA_FULL
+    )
+    streams = 1 if kv_unified else setting.parallel_chats
     compute = llamacpp_compute_bytes(model, layout.full_cells // streams, LLAMACPP_N_UBATCH)
     layer_kv = _layer_kv_bytes(model, setting.kv_cache_dtype, layout)
     kv_total = sum(layer_kv)
@@ -184,12 +191,12 @@ def _size_vllm(
     layout = vllm_kv_layout(
         model,
         setting.context_length,
-        setting.parallel_sequences,
+        setting.parallel_chats,
         block_size=block,
         max_num_batched_tokens=batched,
     )
     kv_total = sum(_layer_kv_bytes(model, setting.kv_cache_dtype, layout))
-    compute = vllm_activation_bytes(model, batched, setting.parallel_sequences)
+    compute = vllm_activation_bytes(model, batched, setting.parallel_chats)
     device_overhead = 0 if on_cpu else VLLM_DEVICE_OVERHEAD_BYTES
     pool = model.weight_bytes + kv_total + compute + device_overhead
     if budget.kind == "discrete":

@@ -8,15 +8,19 @@ import dataclasses
 from PySide6.QtCore import QEvent, QTimer, Signal
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QSpinBox, QVBoxLayout, QWidget
 
+from app.core.config.declarations import spec_for
 from app.core.hardware.report import HardwareReport
 from app.core.models.catalog import Catalog
-from app.core.models.fit import DEFAULT_FIT_CONTEXT, FitRequest, VariantFit
+from app.core.models.fit import DEFAULT_FIT_CONTEXT, VariantFit
+from app.core.planner.request import PlanRequest
 from app.ui.models.catalog_tree import CatalogTree, VariantKey
 from app.ui.models.download_box import DownloadBox
 from app.ui.models.model_texts import fit_reason, format_name, languages_text, machine_text
+from app.ui.settings.special_values import label_for, special_labels
 
-MAX_CONTEXT = 1_048_576
-MAX_CHATS = 64
+CONTEXT_SPEC = spec_for("engine.context_length")  # the boxes take the values these settings allow
+CHATS_SPEC = spec_for("engine.parallel_chats")
+AUTOMATIC_CHATS = 0  # the chats box's lowest value: the planner picks for each model, as the setting's Automatic
 RECOMPUTE_DELAY_MS = 200
 
 
@@ -30,7 +34,7 @@ class CatalogPage(QWidget):
         super().__init__(parent)
         self.setObjectName("catalogPage")
         self.catalog = catalog
-        self.base_request = FitRequest()
+        self.base_request = PlanRequest("llamacpp", parallel_chats=None)
         self.report: HardwareReport | None = None
         self.machine_label = QLabel(self)
         self.machine_label.setObjectName("machineLabel")
@@ -38,13 +42,13 @@ class CatalogPage(QWidget):
         self.judged_label = QLabel(self)
         self.context_spin = QSpinBox(self)
         self.context_spin.setObjectName("fitContext")
-        self.context_spin.setRange(512, MAX_CONTEXT)
+        self.context_spin.setRange(int(CONTEXT_SPEC.minimum or 1), int(CONTEXT_SPEC.maximum or DEFAULT_FIT_CONTEXT))
         self.context_spin.setSingleStep(1024)
         self.context_spin.setValue(DEFAULT_FIT_CONTEXT)
         self.context_spin.setGroupSeparatorShown(True)
         self.chats_spin = QSpinBox(self)
         self.chats_spin.setObjectName("fitChats")
-        self.chats_spin.setRange(1, MAX_CHATS)
+        self.chats_spin.setRange(AUTOMATIC_CHATS, int(CHATS_SPEC.maximum or 1))
         self.hide_misfits = QCheckBox(self)
         self.hide_misfits.setObjectName("hideMisfits")
         self.tree = CatalogTree(catalog, self)
@@ -84,6 +88,7 @@ class CatalogPage(QWidget):
         self.chats_label.setText(self.tr("parallel chats"))
         self.context_spin.setAccessibleName(self.tr("Context length to judge the models for"))
         self.chats_spin.setAccessibleName(self.tr("Number of parallel chats to judge the models for"))
+        self.chats_spin.setSpecialValueText(label_for(special_labels(CHATS_SPEC), AUTOMATIC_CHATS) or "")
         self.hide_misfits.setText(self.tr("Hide models that do not fit"))
         self.machine_label.setText(machine_text(self.report) if self.report is not None
                                    else self.tr("Looking at this machine…"))
@@ -94,18 +99,19 @@ class CatalogPage(QWidget):
             self.retranslate_ui()
         super().changeEvent(event)
 
-    def set_base_request(self, request: FitRequest) -> None:
-        """The request from the settings; its context and chats fill the two boxes."""
+    def set_base_request(self, request: PlanRequest) -> None:
+        """The request from the settings (``badge_request_from_settings``); its context and chats fill the two boxes."""
         self.base_request = request
         for spin, value in ((self.context_spin, request.context_length or DEFAULT_FIT_CONTEXT),
-                            (self.chats_spin, request.parallel_chats)):
+                            (self.chats_spin, request.parallel_chats or AUTOMATIC_CHATS)):
             spin.blockSignals(True)
             spin.setValue(value)
             spin.blockSignals(False)
 
-    def current_request(self) -> FitRequest:
+    def current_request(self) -> PlanRequest:
+        chats = self.chats_spin.value()
         return dataclasses.replace(self.base_request, context_length=self.context_spin.value(),
-                                   parallel_chats=self.chats_spin.value())
+                                   parallel_chats=None if chats == AUTOMATIC_CHATS else chats)
 
     def set_machine(self, report: HardwareReport) -> None:
         self.report = report

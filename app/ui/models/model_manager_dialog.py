@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 from app.core.config import Settings
 from app.core.hardware.report import HardwareReport
 from app.core.models.downloads import DownloadJob
-from app.core.models.fit import FitRequest, VariantFit
+from app.core.models.fit import VariantFit, badge_request_from_settings
 from app.core.models.library import ModelLibrary
 from app.core.models.local_models import LocalModel
 from app.core.models.progress import DownloadProgress
@@ -145,7 +145,7 @@ class ModelManagerDialog(QDialog):
     def open_manager(self, *, first_run: bool = False) -> None:
         """Show the dialog (on the first-run page when asked), with badges for the current settings."""
         self.stack.setCurrentWidget(self.first_run if first_run else self.tabs)
-        self.catalog_page.set_base_request(FitRequest.from_settings(self._settings()))
+        self.catalog_page.set_base_request(badge_request_from_settings(self._settings()))
         self.recompute_fits()
         self.refresh_local()
         self.show()

@@ -97,7 +97,7 @@ class MemoryVerdictView(QFrame):
         if plan.recommended.fits:
             recommended = plan.recommended
             return self.tr("{0}: try context {1} with {2} parallel chats and a {3} KV cache").format(
-                needs, format_tokens(recommended.max_model_len), recommended.max_num_seqs,
+                needs, format_tokens(recommended.context_length), recommended.parallel_chats,
                 recommended.kv_cache_dtype,
             )
         return self.tr("{0}: this model does not fit on this machine").format(needs)

@@ -14,7 +14,7 @@ from app.core.engines.selection import BackendSelection, select_backend
 from app.core.hardware import HardwareReport
 from app.core.planner import MemoryPlan, ModelMetadata, plan_memory, read_model_metadata
 from app.core.planner.from_settings import plan_request_from_settings
-from app.core.planner.recommend import sequence_candidates
+from app.core.planner.recommend import chat_candidates
 from app.core.util.errors import UserFacingError
 
 MetadataReader = Callable[[Path], ModelMetadata]
@@ -111,11 +111,11 @@ def compute_verdict(
     context_alternative = chats_alternative = None
     if not plan.fits:
         recommended = plan.recommended
-        if (recommended.fits and recommended.max_num_seqs == plan.parallel_sequences
+        if (recommended.fits and recommended.parallel_chats == plan.parallel_chats
                 and recommended.kv_cache_dtype == plan.kv_cache_dtype):
-            context_alternative = recommended.max_model_len
-        for chats in sequence_candidates(plan.parallel_sequences)[1:]:
-            fewer = dataclasses.replace(request, parallel_sequences=chats, context_length=plan.context_length)
+            context_alternative = recommended.context_length
+        for chats in chat_candidates(plan.parallel_chats)[1:]:
+            fewer = dataclasses.replace(request, parallel_chats=chats, context_length=plan.context_length)
             if plan_memory(model, hardware, fewer).fits:
                 chats_alternative = chats
                 break

@@ -117,8 +117,8 @@ class ModelStatus(QWidget):
     def _ready_texts(self, loaded: LoadedModel, selection: BackendSelection | None) -> tuple[str, str]:
         backend = BACKEND_NAMES.get(loaded.backend) or self.tr("a remote server")
         config = loaded.config
-        chats = self.tr("1 chat") if config.parallel_sequences == 1 else self.tr("{0} chats").format(
-            config.parallel_sequences
+        chats = self.tr("1 chat") if config.parallel_chats == 1 else self.tr("{0} chats").format(
+            config.parallel_chats
         )
         text = self.tr("Ready: {0} on {1} · {2} tokens × {3}").format(
             loaded.model_name, backend, f"{config.context_length:,}", chats

@@ -29,7 +29,7 @@ def test_with_changes_returns_a_new_object_and_leaves_the_old_one_alone() -> Non
     before = Settings.defaults()
     after = before.with_changes({"engine.parallel_chats": 4, "ui.theme": "dark"})
     assert after["engine.parallel_chats"] == 4 and after["ui.theme"] == "dark"
-    assert before["engine.parallel_chats"] == 1 and before["ui.theme"] == "system"
+    assert before["engine.parallel_chats"] == 0 and before["ui.theme"] == "system"
     assert after.changed_keys() == ("engine.parallel_chats", "ui.theme")
     assert after != before
 
@@ -42,7 +42,7 @@ def test_with_changes_normalises_types() -> None:
 
 def test_with_changes_rejects_a_bad_value_with_a_user_facing_error() -> None:
     with pytest.raises(SettingValueError) as caught:
-        Settings.defaults().with_changes({"engine.parallel_chats": 0})
+        Settings.defaults().with_changes({"engine.parallel_chats": -1})
     assert caught.value.key == "engine.parallel_chats"
     assert "below the minimum 1" in caught.value.message
 
@@ -97,7 +97,12 @@ def test_true_is_not_confused_with_one() -> None:
 
 def test_typed_getters_return_the_declared_types() -> None:
     settings = Settings.defaults()
-    assert settings.int_value("engine.parallel_chats") == 1
+    assert settings.int_value("engine.parallel_chats") == 0  # automatic
+    assert settings.int_or_automatic("engine.parallel_chats") is None
+    assert Settings({"engine.parallel_chats": 3}).int_or_automatic("engine.parallel_chats") == 3
+    assert settings.int_or_automatic("engine.gpu_layers") is None  # -1 is its automatic value
+    assert settings.float_or_automatic("engine.memory_utilization") is None
+    assert settings.float_or_automatic("engine.os_reserve_gib") == 4.0  # no automatic value
     assert settings.float_value("engine.os_reserve_gib") == 4.0
     assert settings.bool_value("engine.warmup") is True
     assert settings.str_value("ui.theme") == "system"

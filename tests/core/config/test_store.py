@@ -96,14 +96,14 @@ VALID_LINE = "threads = 8\n"
 
 BAD_FILES = {
     "below minimum": (
-        f"version = 2\n[engine]\n{VALID_LINE}parallel_chats = 0\n",
+        f"version = 2\n[engine]\n{VALID_LINE}parallel_chats = -3\n",
         "engine.parallel_chats",
-        "engine.parallel_chats = 0 is below the minimum 1; using the default 1.",
+        "engine.parallel_chats = -3 is below the minimum 1 (or 0 for automatic); using the default 0.",
     ),
     "wrong type": (
         f'version = 2\n[engine]\n{VALID_LINE}parallel_chats = "4"\n',
         "engine.parallel_chats",
-        'engine.parallel_chats = "4" is text, not a whole number; using the default 1.',
+        'engine.parallel_chats = "4" is text, not a whole number; using the default 0.',
     ),
     "bad choice": (
         f'version = 2\n[engine]\n{VALID_LINE}kv_cache_dtype = "q5_k"\n',
@@ -114,7 +114,7 @@ BAD_FILES = {
     "table instead of value": (
         f"version = 2\n[engine]\n{VALID_LINE}[engine.parallel_chats]\nvalue = 4\n",
         "engine.parallel_chats",
-        "engine.parallel_chats is a table, not a whole number; using the default 1.",
+        "engine.parallel_chats is a table, not a whole number; using the default 0.",
     ),
     "unknown key": (
         f"version = 2\n[engine]\n{VALID_LINE}paralel_chats = 4\n",
@@ -198,7 +198,7 @@ def test_non_utf8_bytes_cost_only_the_value_that_holds_them(store: SettingsStore
 
 
 def test_backups_are_never_overwritten_and_not_duplicated(store: SettingsStore) -> None:
-    first = write_settings_file(store, "version = 2\n[engine]\nparallel_chats = 0\n")
+    first = write_settings_file(store, "version = 2\n[engine]\nparallel_chats = -3\n")
     first_backup = store.load().backup_path
     assert store.load().backup_path == first_backup, "the same bad file is kept once"
     second = write_settings_file(store, "version = 2\n[engine]\nparallel_chats = 99\n")
@@ -210,7 +210,7 @@ def test_backups_are_never_overwritten_and_not_duplicated(store: SettingsStore) 
 
 
 def test_saving_after_a_bad_load_writes_a_clean_file(store: SettingsStore) -> None:
-    write_settings_file(store, "version = 2\n[engine]\nthreads = 8\nparallel_chats = 0\nturbo = 1\n")
+    write_settings_file(store, "version = 2\n[engine]\nthreads = 8\nparallel_chats = -3\nturbo = 1\n")
     loaded = store.load()
     store.save(loaded.settings)
     again = store.load()

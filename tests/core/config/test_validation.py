@@ -30,9 +30,9 @@ def _reject(key: str, value: object) -> SettingValueError:
 
 
 def test_below_minimum_message_names_key_value_and_bound() -> None:
-    error = _reject("engine.parallel_chats", 0)
-    assert error.message == "engine.parallel_chats = 0 is below the minimum 1"
-    assert error.hint == "Allowed: a whole number from 1 to 64."
+    error = _reject("engine.parallel_chats", -1)
+    assert error.message == "engine.parallel_chats = -1 is below the minimum 1 (or 0 for automatic)"
+    assert error.hint == "Allowed: a whole number from 1 to 64, or 0 for automatic."
 
 
 def test_above_maximum_mentions_the_unit_and_the_automatic_value() -> None:

@@ -27,7 +27,7 @@ class FakeEngine:
         self.loaded: EngineConfig | None = None
 
     def load(self, config: EngineConfig, progress: ProgressCallback | None = None) -> LoadedModel:
-        self._log.events.append(f"load ctx={config.context_length} seqs={config.parallel_sequences}")
+        self._log.events.append(f"load ctx={config.context_length} seqs={config.parallel_chats}")
         self._log.configs.append(config)
         if progress is not None:
             progress(1.0, "loaded")

@@ -31,7 +31,7 @@ def test_load_plans_warms_up_and_serves(tiny_gguf: Path) -> None:
     manager = make_manager(log, Settings.defaults().with_changes({"engine.parallel_chats": 3}))
     loaded = manager.load(tiny_gguf, context_length=1024)
     assert log.events == ["create llamacpp", "load ctx=1024 seqs=3", "warm_up"]
-    assert loaded.config.parallel_sequences == 3
+    assert loaded.config.parallel_chats == 3
     assert manager.status().state is ManagerState.READY
     assert manager.status().selection is not None and manager.status().selection.backend == "llamacpp"
     answer = manager.submit(ChatRequest.single_prompt("hi"))
@@ -113,8 +113,35 @@ def test_gguf_forced_to_vllm_still_runs_on_llamacpp(tiny_gguf: Path) -> None:
 
 
 def test_smaller_request_halves_context_then_chats() -> None:
-    request = PlanRequest(backend="llamacpp", context_length=4096, parallel_sequences=4)
-    assert smaller_request(request) == PlanRequest(backend="llamacpp", context_length=2048, parallel_sequences=4)
-    tiny = PlanRequest(backend="llamacpp", context_length=512, parallel_sequences=4)
-    assert smaller_request(tiny) == PlanRequest(backend="llamacpp", context_length=512, parallel_sequences=2)
-    assert smaller_request(PlanRequest(backend="llamacpp", context_length=512, parallel_sequences=1)) is None
+    request = PlanRequest(backend="llamacpp", context_length=4096, parallel_chats=4)
+    assert smaller_request(request) == PlanRequest(backend="llamacpp", context_length=2048, parallel_chats=4)
+    tiny = PlanRequest(backend="llamacpp", context_length=512, parallel_chats=4)
+    assert smaller_request(tiny) == PlanRequest(backend="llamacpp", context_length=512, parallel_chats=2)
+    assert smaller_request(PlanRequest(backend="llamacpp", context_length=512, parallel_chats=1)) is None
+
+
+def test_the_backend_gets_the_plans_llamacpp_layout(tiny_gguf: Path) -> None:
+    """The contract: what the planner decided for llama.cpp reaches the engine unchanged, typed."""
+    log = EngineLog()
+    settings = Settings.defaults().with_changes({"engine.parallel_chats": 3, "engine.gpu_layers": 5})
+    manager = make_manager(log, settings)
+    manager.load(tiny_gguf, context_length=1000)
+    config, plan = log.configs[-1], manager.status().plan
+    assert plan is not None and config.llamacpp == plan.recommended.llamacpp
+    assert config.vllm is None and config.llamacpp is not None
+    assert (config.context_length, config.parallel_chats) == (1000, 3)
+    assert config.llamacpp.n_ctx == 3 * 1024  # each chat's 1000 tokens padded to 1024 cells, one stream per chat
+    assert config.llamacpp.kv_unified is False and config.llamacpp.swa_full is True
+    assert config.llamacpp.n_gpu_layers == 0  # a CPU-only machine: no layer goes to a GPU whatever the setting
+
+
+def test_automatic_chats_follow_the_machine(tiny_gguf: Path) -> None:
+    log = EngineLog()
+    manager = EngineManager(lambda: gb10(), lambda: Settings.defaults(),
+                            engine_factory=lambda b: FakeEngine(log))  # type: ignore[arg-type,return-value]
+    loaded = manager.load(tiny_gguf)
+    assert loaded.config.parallel_chats == 4  # the default is automatic: a GPU answers several chats at once
+    status = manager.status()
+    assert status.plan is not None and status.plan.parallel_chats_reason is not None
+    make_manager(log).load(tiny_gguf)  # the fake laptop has 4 cores: one chat at a time
+    assert log.configs[-1].parallel_chats == 1

@@ -17,7 +17,7 @@ import pytest
 
 from app.core.engines.backends.remote import MIN_WORKERS, RemoteEngine, approximate_token_count
 from app.core.engines.backends.remote_http import RemoteError, parse_endpoint
-from app.core.engines.base import EngineConfig, EngineDeadError, ModelLoadError
+from app.core.engines.base import EngineConfig, EngineDeadError, ModelLoadError, RemoteTarget
 from app.core.engines.requests import GREEDY, ChatRequest
 
 Script = Callable[[BaseHTTPRequestHandler, int], None]
@@ -108,7 +108,8 @@ def serve() -> Iterator[Callable[[Script], ScriptedServer]]:
 
 def connect(url: str, model: str = "tiny", **options: object) -> RemoteEngine:
     engine = RemoteEngine()
-    engine.load(EngineConfig(Path(model), 1024, extra={"url": url, "retries": 3, "backoff_s": 0.01, **options}))
+    target = RemoteTarget(url, **{"retries": 3, "backoff_s": 0.01, **options})  # type: ignore[arg-type]
+    engine.load(EngineConfig(Path(model), 1024, remote=target))
     return engine
 
 

@@ -146,17 +146,18 @@ def test_the_planners_recommendation_passes_the_check_and_a_user_override_does_n
     hardware = gb10_busy()
     metadata = read_model_metadata(write_config(tmp_path / "llama", LLAMA_3_1_8B))
     plan = plan_memory(metadata, hardware, PlanRequest("vllm", context_length=8192, reserve_bytes=RESERVE))
-    assert plan.recommended.fits and plan.recommended.gpu_memory_utilization is not None
+    assert plan.recommended.fits and plan.recommended.vllm.gpu_memory_utilization is not None
     pool = engine_pool_from_report(hardware)
-    planned = engine_config_from_plan(tmp_path / "llama", plan, Settings.defaults())
-    assert planned.memory_utilization is not None
-    assert require_safe_utilization(pool, planned.memory_utilization, RESERVE) == planned.memory_utilization
+    planned = engine_config_from_plan(tmp_path / "llama", plan, Settings.defaults()).vllm
+    assert planned is not None and planned.gpu_memory_utilization is not None
+    assert planned.reserve_bytes == RESERVE and planned.memory_kind == "unified"
+    assert require_safe_utilization(pool, planned.gpu_memory_utilization, RESERVE) == planned.gpu_memory_utilization
     overridden = engine_config_from_plan(
         tmp_path / "llama", plan, Settings.defaults().with_changes({"engine.memory_utilization": 0.9})
-    )
-    assert overridden.memory_utilization == 0.9
+    ).vllm
+    assert overridden is not None and overridden.gpu_memory_utilization == 0.9
     with pytest.raises(ModelLoadError, match=r"Memory utilisation 0\.900"):
-        require_safe_utilization(pool, overridden.memory_utilization, RESERVE)
+        require_safe_utilization(pool, overridden.gpu_memory_utilization, RESERVE)
 
 
 def test_invalid_fraction_is_a_programming_error() -> None:

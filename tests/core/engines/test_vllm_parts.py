@@ -11,12 +11,7 @@ from types import SimpleNamespace
 import pytest
 
 from app.core.config import Settings
-from app.core.engines.backends.vllm_args import (
-    engine_arguments,
-    sampling_arguments,
-    speculative_config,
-    vllm_extra_from_settings,
-)
+from app.core.engines.backends.vllm_args import engine_arguments, sampling_arguments, speculative_config
 from app.core.engines.backends.vllm_guard import (
     ProcessIdentity,
     descendants,
@@ -26,14 +21,23 @@ from app.core.engines.backends.vllm_guard import (
     start_guard,
 )
 from app.core.engines.backends.vllm_stats import VllmStatsCollector
-from app.core.engines.base import EngineConfig, ModelLoadError
+from app.core.engines.base import EngineConfig, ModelLoadError, VllmOptions
+from app.core.engines.manager import engine_config_from_plan
 from app.core.engines.requests import GREEDY, SamplingParams
+from app.core.planner import PlanRequest, plan_memory
+from app.core.planner.engine_plan import VllmPlan
+from app.core.planner.from_settings import plan_request_from_settings
+from tests.core.planner.fake_hardware import cpu_only
+from tests.core.planner.published_configs import LLAMA_3_2_1B
+from tests.core.planner.test_plan import load
 
 GIB = 1024**3
 
 
-def config(**extra: object) -> EngineConfig:
-    return EngineConfig(Path("/models/llama"), 4096, 3, kv_cache_dtype="bf16", block_size=32, extra=extra)
+def config(cpu_kvcache_space_gib: int | None = None, **options: object) -> EngineConfig:
+    return EngineConfig(Path("/models/llama"), 4096, 3, kv_cache_dtype="bf16",
+                        vllm=VllmPlan(block_size=32, cpu_kvcache_space_gib=cpu_kvcache_space_gib),
+                        vllm_options=VllmOptions(**options))  # type: ignore[arg-type]
 
 
 def test_cpu_arguments_size_the_kv_cache_in_bytes_from_the_plan() -> None:
@@ -47,35 +51,56 @@ def test_cpu_arguments_size_the_kv_cache_in_bytes_from_the_plan() -> None:
 
 
 def test_gpu_arguments_carry_the_checked_utilization() -> None:
-    arguments = engine_arguments(config(cpu_kvcache_space_gib=3, max_num_batched_tokens=2048), on_cpu=False,
+    arguments = engine_arguments(config(cpu_kvcache_space_gib=3, max_num_batched_tokens=2048, seed=7), on_cpu=False,
                                  memory_utilization=0.201)
     assert arguments["gpu_memory_utilization"] == 0.201 and "kv_cache_memory_bytes" not in arguments
     assert arguments["max_num_batched_tokens"] == 2048 and arguments["enforce_eager"] is False
+    assert arguments["seed"] == 7
     fp8 = engine_arguments(EngineConfig(Path("m"), 1024, kv_cache_dtype="fp8"), on_cpu=False, memory_utilization=0.5)
-    assert fp8["kv_cache_dtype"] == "fp8"
+    assert fp8["kv_cache_dtype"] == "fp8" and "block_size" not in fp8 and "seed" not in fp8
 
 
 def test_speculative_settings() -> None:
-    assert speculative_config({}) is None and speculative_config({"speculative": "off"}) is None
-    ngram = speculative_config({"speculative": "ngram", "speculative_tokens": 5})
+    assert speculative_config(VllmOptions()) is None and speculative_config(VllmOptions(speculative="off")) is None
+    ngram = speculative_config(VllmOptions(speculative="ngram", speculative_tokens=5))
     assert ngram is not None and ngram["method"] == "ngram" and ngram["num_speculative_tokens"] == 5
-    draft = speculative_config({"speculative": "draft", "speculative_draft_model": "/models/small"})
+    draft = speculative_config(VllmOptions(speculative="draft", speculative_draft_model="/models/small"))
     assert draft == {"method": "draft_model", "model": "/models/small", "num_speculative_tokens": 4}
     with pytest.raises(ModelLoadError, match="needs a draft model"):
-        speculative_config({"speculative": "draft"})
+        speculative_config(VllmOptions(speculative="draft"))
     with pytest.raises(ModelLoadError, match="Unknown speculative"):
-        speculative_config({"speculative": "medusa"})
+        speculative_config(VllmOptions(speculative="medusa"))  # type: ignore[arg-type]
 
 
-def test_extra_from_settings() -> None:
-    settings = Settings.defaults().with_changes(
-        {"engine.speculative": "ngram", "engine.speculative_tokens": 6, "engine.os_reserve_gib": 8.0}
-    )
-    extra = vllm_extra_from_settings(settings)
-    assert extra["speculative"] == "ngram" and extra["speculative_tokens"] == 6
-    assert extra["reserve_bytes"] == 8 * GIB
-    arguments = engine_arguments(config(**extra), on_cpu=True, memory_utilization=None)
-    assert arguments["speculative_config"]["method"] == "ngram"
+def test_settings_reach_vllm_through_the_plan(tmp_path: Path) -> None:
+    """The live path: settings -> plan request -> plan -> EngineConfig (engine_config_from_plan) -> vLLM arguments."""
+    settings = Settings.defaults().with_changes({
+        "engine.speculative": "ngram", "engine.speculative_tokens": 6, "engine.os_reserve_gib": 8.0,
+        "engine.block_size": 64, "engine.parallel_chats": 2, "engine.context_length": 2048,
+    })
+    model = load(tmp_path, LLAMA_3_2_1B)
+    plan = plan_memory(model, cpu_only(64, 60), plan_request_from_settings(settings, "vllm"))
+    config = engine_config_from_plan(Path("/models/llama-3.2-1b"), plan, settings)
+    assert config.llamacpp is None and config.vllm is not None
+    assert config.vllm.reserve_bytes == 8 * GIB and config.vllm.memory_kind == "cpu"
+    assert config.vllm.cpu_kvcache_space_gib == plan.recommended.vllm.cpu_kvcache_space_gib  # type: ignore[union-attr]
+    assert (config.context_length, config.parallel_chats, config.vllm.block_size) == (2048, 2, 64)
+    speculative = speculative_config(config.vllm_options)
+    assert speculative is not None and speculative["method"] == "ngram"
+    assert speculative["num_speculative_tokens"] == 6
+
+
+def test_a_memory_utilisation_setting_overrides_the_plans(tmp_path: Path) -> None:
+    model = load(tmp_path, LLAMA_3_2_1B)
+    request = PlanRequest("vllm", 2048, 1)
+    plan = plan_memory(model, cpu_only(64, 60), request)
+    planned = engine_config_from_plan(Path("m"), plan, Settings.defaults())
+    recommended = plan.recommended.vllm
+    assert planned.vllm is not None and recommended is not None
+    assert planned.vllm.gpu_memory_utilization == recommended.gpu_memory_utilization
+    override = Settings.defaults().with_changes({"engine.memory_utilization": 0.5})
+    chosen = engine_config_from_plan(Path("m"), plan, override)
+    assert chosen.vllm is not None and chosen.vllm.gpu_memory_utilization == 0.5
 
 
 def test_sampling_arguments() -> None:

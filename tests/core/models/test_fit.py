@@ -2,25 +2,29 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from app.core.config import Settings
 from app.core.hardware import HardwareReport
-from app.core.models import FitRequest, fit_catalog, fit_variant, load_catalog, variant_metadata
+from app.core.models import badge_request_from_settings, fit_catalog, fit_variant, load_catalog, variant_metadata
 from app.core.models.fit import DEFAULT_FIT_CONTEXT, TIGHT_HEADROOM
 from app.core.planner import PlanRequest, plan_memory
+from app.core.planner.from_settings import plan_request_from_settings
 from tests.core.planner.fake_hardware import cpu_only, gb10, rtx4090
 
 GIB = 1024**3
 RESERVE = 4 * GIB
 
 
-def _request(context_length: int = 8192, parallel_chats: int = 1, kv_cache_dtype: str = "auto") -> FitRequest:
-    return FitRequest(context_length=context_length, parallel_chats=parallel_chats, kv_cache_dtype=kv_cache_dtype,
-                      reserve_bytes=RESERVE)
+def _request(context_length: int = 8192, parallel_chats: int = 1, kv_cache_dtype: str = "auto") -> PlanRequest:
+    settings = Settings.defaults().with_changes({"engine.kv_cache_dtype": kv_cache_dtype})
+    request = badge_request_from_settings(settings, context_length=context_length, parallel_chats=parallel_chats)
+    return dataclasses.replace(request, reserve_bytes=RESERVE, embedder_bytes=0)
 
 
-def _badges(hardware: HardwareReport, request: FitRequest) -> dict[tuple[str, str], str]:
+def _badges(hardware: HardwareReport, request: PlanRequest) -> dict[tuple[str, str], str]:
     return {(fit.model_id, fit.variant_id): fit.badge for fit in fit_catalog(load_catalog(), hardware, request)}
 
 
@@ -105,10 +109,10 @@ def test_partial_gpu_offload_is_tight_and_says_why() -> None:
 
 def test_the_request_follows_the_settings_and_automatic_context() -> None:
     settings = Settings.defaults().with_changes({"engine.parallel_chats": 3, "engine.os_reserve_gib": 6.0})
-    request = FitRequest.from_settings(settings)
+    request = badge_request_from_settings(settings)
     assert request.parallel_chats == 3 and request.reserve_bytes == 6 * GIB and request.context_length is None
     assert request.embedder_bytes > 0  # the default embedding model is counted
-    assert FitRequest.from_settings(settings, context_length=4096, parallel_chats=1).context_length == 4096
+    assert badge_request_from_settings(settings, context_length=4096, parallel_chats=1).context_length == 4096
     model, variant = load_catalog().find("yi-1.5-9b-chat", "q4_k_m")  # a 4K-context model
     fit = fit_variant(model, variant, gb10(), request)
     assert fit.context_length == 4096 < DEFAULT_FIT_CONTEXT
@@ -121,3 +125,25 @@ def test_a_kv_type_one_backend_lacks_does_not_break_the_other(kv_cache_dtype: st
     fits = fit_catalog(load_catalog(), gb10(), _request(kv_cache_dtype=kv_cache_dtype))
     assert {fit.backend for fit in fits} == {"llamacpp", "vllm"}
     assert all(fit.badge == "fits" for fit in fits)
+
+
+def test_badges_plan_what_the_engine_would_load_gpu_layers_and_block_size_included() -> None:
+    """The badge's plan is the engine manager's plan for the same settings (one settings -> request function)."""
+    settings = Settings.defaults().with_changes({"engine.gpu_layers": 8, "engine.context_length": 8192,
+                                                 "engine.parallel_chats": 2})
+    model, variant = load_catalog().find("qwen3-4b", "q4_k_m")
+    fit = fit_variant(model, variant, rtx4090(), badge_request_from_settings(settings))
+    metadata = variant_metadata(model, variant)
+    engine_plan = plan_memory(metadata, rtx4090(), plan_request_from_settings(settings, "llamacpp"))
+    assert fit.badge == "tight" and "only 8 of" in fit.reason  # the 8 layers the settings give the GPU
+    assert (fit.needed_bytes, fit.parallel_chats) == (engine_plan.total_bytes, engine_plan.parallel_chats)
+    automatic = fit_variant(model, variant, rtx4090(), badge_request_from_settings(Settings.defaults()))
+    assert automatic.badge == "fits"
+
+
+def test_automatic_chats_are_chosen_per_variant_and_reported() -> None:
+    request = badge_request_from_settings(Settings.defaults())
+    assert request.parallel_chats is None
+    model, variant = load_catalog().find("qwen3-4b", "q4_k_m")
+    assert fit_variant(model, variant, gb10(), request).parallel_chats == 4  # a GPU answers several at once
+    assert fit_variant(model, variant, cpu_only(), request).parallel_chats == 1  # a 4-core laptop, one at a time

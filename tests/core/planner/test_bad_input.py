@@ -120,7 +120,7 @@ def test_kv_types_a_backend_cannot_use(backend: str, kv_cache_dtype: str) -> Non
 
 def test_nonsense_requests() -> None:
     for arguments in (
-        {"parallel_sequences": 0},
+        {"parallel_chats": 0},
         {"context_length": 0},
         {"reserve_bytes": -1},
         {"gpu_layers": -2},

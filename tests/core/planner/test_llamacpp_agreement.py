@@ -1,7 +1,8 @@
 """The planner's llama.cpp KV and compute sizes against what llama.cpp itself allocates.
 
-Each case creates a real llama.cpp context for a generated GGUF with the settings the plan
-recommends (n_ctx, n_seq_max, kv_unified, flash attention, KV type) and reads the sizes
+Each case creates a real llama.cpp context for a generated GGUF with the parameters the llama.cpp
+backend builds from the plan (``llamacpp_native.context_params``: n_ctx, n_seq_max, kv_unified,
+swa_full, batch sizes, flash attention, KV type) and reads the sizes
 llama.cpp logs: "llama_kv_cache: size = X MiB (N cells, L layers, s/S seqs), K (t): .., V (t): .."
 and "CPU compute buffer size = X MiB".
 """
@@ -11,11 +12,12 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
 
+from app.core.engines.base import EngineConfig
 from app.core.planner import PlanRequest, plan_memory, read_model_metadata
+from app.core.planner.engine_plan import LlamaCppPlan
 from app.core.planner.kv import kv_bytes_for_cells, llamacpp_kv_layout
 from tests.core.planner.fake_hardware import cpu_only
 from tests.fixtures.models import GgufFactory, ModelShape
@@ -45,19 +47,15 @@ class Allocation:
     compute_mib: float
 
 
-def allocate(
-    path: Path, n_ctx: int, n_seq_max: int, kv_unified: bool, kv_type: str, capsys: pytest.CaptureFixture[str]
-) -> Allocation:
-    """Create and free a llama.cpp context; parse its log (llama-cpp-python prints it to stderr)."""
+def allocate(config: EngineConfig, capsys: pytest.CaptureFixture[str]) -> Allocation:
+    """Create and free a llama.cpp context as the backend does for ``config``; parse its log (llama-cpp-python
+    prints it to stderr)."""
     llama_cpp = pytest.importorskip("llama_cpp")
     from llama_cpp import _logger
 
-    ggml_types = {
-        "f32": llama_cpp.GGML_TYPE_F32,
-        "f16": llama_cpp.GGML_TYPE_F16,
-        "q8_0": llama_cpp.GGML_TYPE_Q8_0,
-        "q4_0": llama_cpp.GGML_TYPE_Q4_0,
-    }
+    from app.core.engines.backends.llamacpp_native import context_params
+
+    path = config.model_path
     previous_level = _logger.logger.level
     _logger.logger.setLevel(logging.DEBUG)
     capsys.readouterr()
@@ -66,13 +64,7 @@ def allocate(
         model = llama_cpp.llama_model_load_from_file(str(path).encode(), llama_cpp.llama_model_default_params())
         assert model, "llama.cpp could not load the test model"
         try:
-            params = llama_cpp.llama_context_default_params()
-            params.n_ctx = n_ctx
-            params.n_seq_max = n_seq_max
-            params.kv_unified = kv_unified
-            params.flash_attn_type = llama_cpp.LLAMA_FLASH_ATTN_TYPE_ENABLED
-            params.type_k = params.type_v = ggml_types[kv_type]
-            context = llama_cpp.llama_init_from_model(model, params)
+            context = llama_cpp.llama_init_from_model(model, context_params(llama_cpp, config, threads=1))
             assert context, "llama.cpp could not create the context"
             llama_cpp.llama_free(context)
         finally:
@@ -128,15 +120,16 @@ def test_plan_matches_llamacpp_kv_and_compute(
     plan = plan_memory(
         model,
         cpu_only(64, 60),
-        PlanRequest(backend="llamacpp", context_length=context, parallel_sequences=chats, kv_cache_dtype=kv_type),
+        PlanRequest(backend="llamacpp", context_length=context, parallel_chats=chats, kv_cache_dtype=kv_type),
     )
     assert plan.fits
-    recommended = plan.recommended
-    assert recommended.n_ctx is not None and recommended.kv_unified is not None
-    allocation = allocate(path, recommended.n_ctx, chats, recommended.kv_unified, kv_type, capsys)
+    llamacpp = plan.recommended.llamacpp
+    assert llamacpp is not None
+    config = EngineConfig(path, context, chats, kv_cache_dtype=kv_type, flash_attention="on", llamacpp=llamacpp)
+    allocation = allocate(config, capsys)
 
-    assert allocation.n_ctx == recommended.n_ctx
-    streams = 1 if recommended.kv_unified else chats
+    assert allocation.n_ctx == llamacpp.n_ctx
+    streams = 1 if llamacpp.kv_unified else chats
     assert allocation.streams == streams
     assert allocation.cells * streams >= context * chats
     assert allocation.layers == model.n_layers
@@ -154,7 +147,8 @@ def test_unified_kv_layout_matches_llamacpp(
     path = tiny_gguf_factory("llama-deep", "f32")
     model = read_model_metadata(path)
     layout = llamacpp_kv_layout(model, context, chats, kv_unified=True)
-    allocation = allocate(path, layout.n_ctx, chats, True, "f16", capsys)
+    plan = LlamaCppPlan(n_ctx=layout.n_ctx, kv_unified=True)
+    allocation = allocate(EngineConfig(path, context, chats, flash_attention="on", llamacpp=plan), capsys)
     assert allocation.streams == 1
     assert allocation.cells == layout.full_cells == layout.n_ctx
     assert allocation.kv_mib == mib_text(kv_bytes_for_cells(model, "f16", layout.full_cells, layout.sliding_cells))

@@ -22,6 +22,7 @@ from app.core.planner import (
     read_model_metadata,
 )
 from app.core.planner.compute import VLLM_HOST_OVERHEAD_BYTES
+from app.core.planner.kv import llamacpp_kv_layout
 from tests.core.planner.fake_hardware import GIB, cpu_only, gb10, rtx4090
 from tests.core.planner.published_configs import (
     GEMMA_2_9B,
@@ -50,7 +51,7 @@ def assert_breakdown_adds_up(plan: MemoryPlan) -> None:
 
 def assert_utilization_keeps_reserve(plan: MemoryPlan, hardware: HardwareReport) -> None:
     """vLLM's share of the unified pool plus what else lives there leaves the reserve free."""
-    utilization = plan.recommended.gpu_memory_utilization
+    utilization = plan.recommended.vllm.gpu_memory_utilization
     assert utilization is not None
     engine_share = utilization * hardware.ram_total_bytes
     others = VLLM_HOST_OVERHEAD_BYTES + plan.embedder_bytes
@@ -70,9 +71,9 @@ def test_gb10_vllm_fits_and_utilization_covers_the_plan(tmp_path: Path) -> None:
     assert plan.budget_bytes == hardware.ram_available_bytes - 4 * GIB  # the pool counted once
     assert plan.gpu_budget_bytes == 0
     recommended = plan.recommended
-    assert (recommended.max_model_len, recommended.max_num_seqs, recommended.block_size) == (32768, 4, 16)
-    assert recommended.n_gpu_layers is None and recommended.n_ctx is None
-    utilization = recommended.gpu_memory_utilization
+    assert (recommended.context_length, recommended.parallel_chats, recommended.vllm.block_size) == (32768, 4, 16)
+    assert recommended.llamacpp is None  # vLLM's plan: no llama.cpp part
+    utilization = recommended.vllm.gpu_memory_utilization
     assert utilization is not None
     engine_needs = plan.total_bytes - VLLM_HOST_OVERHEAD_BYTES
     assert utilization * hardware.ram_total_bytes >= engine_needs
@@ -84,8 +85,8 @@ def test_gb10_vllm_fits_and_utilization_covers_the_plan(tmp_path: Path) -> None:
 
 def test_utilization_follows_the_plan_not_a_constant(tmp_path: Path) -> None:
     model = load(tmp_path, LLAMA_3_1_8B)
-    small = plan_memory(model, gb10(), PlanRequest("vllm", 8192, 1)).recommended.gpu_memory_utilization
-    large = plan_memory(model, gb10(), PlanRequest("vllm", 65536, 8)).recommended.gpu_memory_utilization
+    small = plan_memory(model, gb10(), PlanRequest("vllm", 8192, 1)).recommended.vllm.gpu_memory_utilization
+    large = plan_memory(model, gb10(), PlanRequest("vllm", 65536, 8)).recommended.vllm.gpu_memory_utilization
     assert small is not None and large is not None
     assert small < large
     assert 0.9 not in (small, large)
@@ -117,14 +118,14 @@ def test_too_large_request_explains_the_nearest_fit(tmp_path: Path) -> None:
     assert plan.total_bytes > plan.budget_bytes
     recommended = plan.recommended
     assert recommended.fits
-    assert recommended.max_num_seqs == 16  # context is shrunk before chats
-    assert recommended.max_model_len < 131072
+    assert recommended.parallel_chats == 16  # context is shrunk before chats
+    assert recommended.context_length < 131072
     assert recommended.total_bytes <= plan.budget_bytes
-    doubled = plan_memory(model, hardware, PlanRequest("vllm", 2 * recommended.max_model_len, 16))
+    doubled = plan_memory(model, hardware, PlanRequest("vllm", 2 * recommended.context_length, 16))
     assert not doubled.fits  # the nearest fit, not just any fit
     pattern = (
         rf"^131072 tokens x 16 chats needs [\d.]+ GiB but [\d.]+ GiB is free; "
-        rf"{recommended.max_model_len} tokens x 16 chats fits\.$"
+        rf"{recommended.context_length} tokens x 16 chats fits\.$"
     )
     assert re.match(pattern, plan.explanation), plan.explanation
     assert f"{plan.total_bytes / GIB:.1f} GiB" in plan.explanation
@@ -136,7 +137,7 @@ def test_context_never_exceeds_the_trained_length(tmp_path: Path) -> None:
     model = load(tmp_path, LLAMA_3_1_8B)
     plan = plan_memory(model, gb10(), PlanRequest("llamacpp", 1_000_000, 1))
     assert plan.context_length == 131072
-    assert plan.recommended.max_model_len == 131072
+    assert plan.recommended.context_length == 131072
     assert "trained for at most 131072 tokens" in plan.explanation
     assert one_sentence(plan.explanation)
 
@@ -147,7 +148,7 @@ def test_rtx4090_spills_layers_to_ram(tmp_path: Path) -> None:
     plan = plan_memory(model, hardware, PlanRequest("llamacpp", 8192, 1))
     assert plan.fits
     assert plan.memory_kind == "discrete"
-    layers = plan.recommended.n_gpu_layers
+    layers = plan.recommended.llamacpp.n_gpu_layers
     assert layers is not None and 0 < layers < model.n_layers
     assert plan.gpu_bytes <= plan.gpu_budget_bytes == 23 * GIB
     assert plan.host_bytes <= plan.host_budget_bytes == (48 - 4) * GIB
@@ -165,17 +166,17 @@ def test_rtx4090_all_layers_forced_recommends_fewer(tmp_path: Path) -> None:
     forced = plan_memory(model, rtx4090(), PlanRequest("llamacpp", 8192, 1, gpu_layers=-1))
     assert not forced.fits
     assert forced.recommended.fits
-    assert forced.recommended.n_gpu_layers == auto.recommended.n_gpu_layers
-    assert forced.recommended.max_model_len == 8192
+    assert forced.recommended.llamacpp.n_gpu_layers == auto.recommended.llamacpp.n_gpu_layers
+    assert forced.recommended.context_length == 8192
     assert "of GPU memory but 23.0 GiB is free" in forced.explanation
-    assert forced.explanation.endswith(f"with {auto.recommended.n_gpu_layers} of 42 layers on the GPU fits.")
+    assert forced.explanation.endswith(f"with {auto.recommended.llamacpp.n_gpu_layers} of 42 layers on the GPU fits.")
 
 
 def test_rtx4090_model_that_fits_goes_entirely_on_the_gpu(tmp_path: Path) -> None:
     model = load(tmp_path, LLAMA_3_2_1B)
     plan = plan_memory(model, rtx4090(), PlanRequest("llamacpp", 32768, 2))
     assert plan.fits
-    assert plan.recommended.n_gpu_layers == -1
+    assert plan.recommended.llamacpp.n_gpu_layers == -1
     assert plan.gpu_bytes > model.weight_bytes + plan.kv_bytes_total
 
 
@@ -185,7 +186,7 @@ def test_rtx4090_vllm_cannot_spill(tmp_path: Path) -> None:
     plan = plan_memory(model, hardware, PlanRequest("vllm", 32768, 4))
     assert not plan.fits  # 15 GiB of weights + 16 GiB of KV > 23 GiB of free VRAM
     assert plan.recommended.fits
-    utilization = plan.recommended.gpu_memory_utilization
+    utilization = plan.recommended.vllm.gpu_memory_utilization
     assert utilization is not None
     assert utilization * 24 * GIB <= 23 * GIB
     assert "of GPU memory" in plan.explanation
@@ -197,11 +198,11 @@ def test_cpu_only_picks_the_most_context_that_fits(tmp_path: Path) -> None:
     plan = plan_memory(model, hardware, PlanRequest("llamacpp", None, 4))
     assert plan.fits
     assert plan.memory_kind == "cpu"
-    assert plan.recommended.n_gpu_layers == 0
+    assert plan.recommended.llamacpp.n_gpu_layers == 0
     context = plan.context_length
     assert context < model.context_length and context & (context - 1) == 0
     assert not plan_memory(model, hardware, PlanRequest("llamacpp", 2 * context, 4)).fits
-    assert plan.recommended.n_ctx == 4 * context
+    assert plan.recommended.llamacpp.n_ctx == 4 * context
     assert "the most context that does" in plan.explanation
     assert plan.total_bytes <= 8 * GIB
 
@@ -230,7 +231,7 @@ def test_fewer_chats_before_a_smaller_kv_type(tmp_path: Path) -> None:
     plan = plan_memory(model, _hardware_between(four, eight, 4 * GIB), PlanRequest("llamacpp", 2048, 8))
     assert not plan.fits
     recommended = plan.recommended
-    assert (recommended.max_model_len, recommended.max_num_seqs, recommended.kv_cache_dtype) == (2048, 4, "f16")
+    assert (recommended.context_length, recommended.parallel_chats, recommended.kv_cache_dtype) == (2048, 4, "f16")
     assert plan.explanation.endswith("; 2048 tokens x 4 chats fits.")
 
 
@@ -250,9 +251,9 @@ def test_vllm_on_cpu_uses_128_token_blocks(tmp_path: Path) -> None:
     model = load(tmp_path, LLAMA_3_2_1B)
     plan = plan_memory(model, cpu_only(64, 60), PlanRequest("vllm", 1000, 3))
     per_token = kv_bytes_for_context(model, "bf16", 1)
-    assert plan.recommended.block_size == 128
+    assert plan.recommended.vllm.block_size == 128
     assert plan.kv_bytes_total == 3 * 1024 * per_token  # 1000 tokens round up to 8 blocks of 128
-    assert plan.recommended.cpu_kvcache_space_gib == math.ceil(plan.kv_bytes_total / GIB)
+    assert plan.recommended.vllm.cpu_kvcache_space_gib == math.ceil(plan.kv_bytes_total / GIB)
 
 
 def test_vllm_gpu_blocks_and_sliding_window(tmp_path: Path) -> None:
@@ -271,10 +272,13 @@ def test_llamacpp_sliding_window_cache(tmp_path: Path) -> None:
     model = load(tmp_path, GEMMA_2_9B)
     plan = plan_memory(model, gb10(), PlanRequest("llamacpp", 8192, 1))
     per_layer = 2 * 8 * 256 * 2
+    # swa_full: the sliding-window layers keep every cell, as llama.cpp does by default and as the engine
+    # loads them (its prompt reuse truncates sequences, which a window-sized SWA cache cannot undo).
+    assert plan.recommended.llamacpp is not None and plan.recommended.llamacpp.swa_full is True
+    assert plan.kv_bytes_total == 21 * 8192 * per_layer + 21 * 8192 * per_layer
+    windowed = llamacpp_kv_layout(model, 8192, 1, kv_unified=True, swa_full=False)
     swa_cells = 4096 + 512  # window + n_ubatch, padded to 256 (swa_full = False)
-    assert plan.kv_bytes_total == 21 * 8192 * per_layer + 21 * swa_cells * per_layer
-    assert plan.recommended.swa_full is False
-    assert plan.recommended.flash_attn is True
+    assert windowed.sliding_cells == swa_cells and windowed.full_cells == 8192
 
 
 def test_embedder_is_counted(tmp_path: Path) -> None:
@@ -327,14 +331,9 @@ def test_to_dict_and_format(tmp_path: Path) -> None:
         "model",
     ):
         assert key in data
-    assert set(data["recommended"]) >= {
-        "max_model_len",
-        "max_num_seqs",
-        "gpu_memory_utilization",
-        "block_size",
-        "kv_cache_dtype",
-        "n_gpu_layers",
-    }
+    assert set(data["recommended"]) >= {"context_length", "parallel_chats", "kv_cache_dtype", "llamacpp", "vllm"}
+    assert data["recommended"]["llamacpp"] is None
+    assert set(data["recommended"]["vllm"]) >= {"gpu_memory_utilization", "block_size", "cpu_kvcache_space_gib"}
     assert data["model"]["architecture"] == "llama"
     assert data["fits"] is False and data["recommended"]["fits"] is True
     text = format_plan(plan)

@@ -34,7 +34,7 @@ MIB = 1024**2
 
 @pytest.fixture(scope="module")
 def cpu_plan(tiny_gguf: Path) -> MemoryPlan:
-    return plan_memory(read_model_metadata(tiny_gguf), cpu_only(), PlanRequest("llamacpp", parallel_sequences=2))
+    return plan_memory(read_model_metadata(tiny_gguf), cpu_only(), PlanRequest("llamacpp", parallel_chats=2))
 
 
 def _metrics(**values: object) -> EngineMetrics:

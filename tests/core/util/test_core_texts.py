@@ -74,24 +74,24 @@ def refusal(key: str, value: object) -> SettingValueError:
 
 def test_setting_checks_read_as_before() -> None:
     allowed = [describe_allowed(spec_for(key)) for key in
-               ("engine.parallel_chats", "engine.context_length", "engine.kv_cache_dtype", "engine.remote_url",
+               ("kb.top_k", "engine.context_length", "engine.kv_cache_dtype", "engine.remote_url",
                 "engine.memory_utilization")]
-    assert allowed == ["a whole number from 1 to 64",
+    assert allowed == ["a whole number from 1 to 50",
                        "a whole number from 512 to 1048576 tokens, or 0 for automatic",
                        "one of: auto, f16, bf16, q8_0, q4_0, fp8",
                        'an http:// or https:// address (or "" for none)',
                        "a number from 0.05 to 0.95, or 0 for automatic"]
-    errors = [refusal("engine.parallel_chats", 0), refusal("engine.context_length", 100),
-              refusal("engine.kv_cache_dtype", "q9"), refusal("engine.parallel_chats", "x"),
-              refusal("engine.parallel_chats", 2.5), refusal("engine.remote_url", "ftp://x")]
+    errors = [refusal("kb.top_k", 0), refusal("engine.context_length", 100),
+              refusal("engine.kv_cache_dtype", "q9"), refusal("kb.top_k", "x"),
+              refusal("kb.top_k", 2.5), refusal("engine.remote_url", "ftp://x")]
     assert [str(error) for error in errors] == [
-        "engine.parallel_chats = 0 is below the minimum 1 Allowed: a whole number from 1 to 64.",
+        "kb.top_k = 0 is below the minimum 1 Allowed: a whole number from 1 to 50.",
         "engine.context_length = 100 is below the minimum 512 tokens (or 0 for automatic) "
         "Allowed: a whole number from 512 to 1048576 tokens, or 0 for automatic.",
         'engine.kv_cache_dtype = "q9" is not one of: auto, f16, bf16, q8_0, q4_0, fp8 '
         "Allowed: one of: auto, f16, bf16, q8_0, q4_0, fp8.",
-        'engine.parallel_chats = "x" is text, not a whole number Allowed: a whole number from 1 to 64.',
-        "engine.parallel_chats = 2.5 is not a whole number Allowed: a whole number from 1 to 64.",
+        'kb.top_k = "x" is text, not a whole number Allowed: a whole number from 1 to 50.',
+        "kb.top_k = 2.5 is not a whole number Allowed: a whole number from 1 to 50.",
         'engine.remote_url = "ftp://x" is not an http:// or https:// address '
         'Allowed: an http:// or https:// address (or "" for none).',
     ]
@@ -203,14 +203,14 @@ def test_settings_file_problems_read_as_before() -> None:
     from app.core.config.reading import parse_settings_bytes
 
     parsed = parse_settings_bytes(
-        b'version = "x"\ntelemetry = 1\n[engine]\nparallel_chats = 0\nparalel_chats = 2\n'
+        b'version = "x"\ntelemetry = 1\n[engine]\nparallel_chats = -3\nparalel_chats = 2\n'
         b'[kb]\nchunk_tokens = 256\nchunk_overlap_tokens = 500\n')
     assert [str(problem) for problem in parsed.problems] == [
         'version = "x" in settings.toml is not a format version (a whole number from 1); reading the file as format '
         f"{CURRENT_VERSION}.",
         "telemetry is not a known setting; ignored.",
         "engine.paralel_chats is not a known setting; ignored (did you mean engine.parallel_chats?).",
-        "engine.parallel_chats = 0 is below the minimum 1; using the default 1.",
+        "engine.parallel_chats = -3 is below the minimum 1 (or 0 for automatic); using the default 0.",
         "kb.chunk_overlap_tokens = 500 is not smaller than kb.chunk_tokens = 256; using the default 64 for "
         "kb.chunk_overlap_tokens.",
     ]

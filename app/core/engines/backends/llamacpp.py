@@ -220,7 +220,7 @@ class LlamaCppEngine:
                 flash_attention=native.flash_attention,
                 n_ctx=native.n_ctx,
                 n_ctx_per_sequence=native.n_ctx_per_sequence,
-                parallel_sequences=native.n_sequences,
+                parallel_chats=native.n_seq_max,
                 n_batch=native.n_batch,
             )
         return description

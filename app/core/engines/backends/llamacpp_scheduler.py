@@ -60,7 +60,7 @@ class BatchScheduler:
         for index in range(native.n_batch):
             self._batch.n_seq_id[index] = 1
         self._seq_rows = [self._batch.seq_id[index] for index in range(native.n_batch)]
-        self._slots = SlotTable(native.n_sequences)
+        self._slots = SlotTable(native.n_seq_max)
         self._inbox: deque[PendingRequest | _Cancel | _Call | _Stop] = deque()
         self._wakeup = threading.Condition()
         self._waiting: deque[PendingRequest] = deque()
@@ -384,7 +384,7 @@ class BatchScheduler:
             tokens_generated=totals.tokens_generated,
             extra={
                 "context_limit_tokens": float(self.context_limit),
-                "parallel_sequences": float(self.native.n_sequences),
+                "parallel_chats": float(self.native.n_seq_max),
                 "idle_slots_with_cache": float(
                     sum(1 for slot in self._slots.slots if slot.tokens and not slot.busy)
                 ),

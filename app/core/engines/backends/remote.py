@@ -26,6 +26,7 @@ from app.core.engines.base import (
     ModelLoadError,
     NoModelLoadedError,
     ProgressCallback,
+    RemoteTarget,
 )
 from app.core.engines.chat_template import ChatTemplate
 from app.core.engines.metrics import EngineMetrics, RequestMetrics
@@ -53,9 +54,8 @@ class RemoteEngine:
     """Sends each chat to the server on a worker thread and streams the answer back.
 
     ``EngineConfig.model_path`` holds the model's name on the server (empty or "." = the
-    first model it serves); ``extra`` holds ``url`` and ``api_key`` and optionally the
-    endpoint's timeouts and retries (``connect_timeout_s``, ``read_timeout_s``, ``retries``,
-    ``backoff_s``).
+    first model it serves); ``EngineConfig.remote`` (a RemoteTarget) the server's address, key
+    and, optionally, the endpoint's timeouts and retries.
     """
 
     backend_name: BackendName = "remote"
@@ -77,9 +77,10 @@ class RemoteEngine:
     def load(self, config: EngineConfig, progress: ProgressCallback | None = None) -> LoadedModel:
         """Check the server: reachable, key accepted, model served; find what it supports."""
         started = time.monotonic()
-        options = {name: config.extra[name] for name in ENDPOINT_OPTIONS if name in config.extra}
+        target = config.remote or RemoteTarget("")
+        options = {name: getattr(target, name) for name in ENDPOINT_OPTIONS if getattr(target, name) is not None}
         try:
-            endpoint = parse_endpoint(str(config.extra.get("url", "")), str(config.extra.get("api_key", "")), **options)
+            endpoint = parse_endpoint(target.url, target.api_key, **options)
             if progress is not None:
                 progress(0.1, f"Connecting to {endpoint.url}")
             listing = request_json(endpoint, "GET", f"{endpoint.api_base}/models", None, "model list at /models")
@@ -99,7 +100,7 @@ class RemoteEngine:
         with self._lock:
             self._endpoint, self._model, self._features = endpoint, model, features
             self._executor = ThreadPoolExecutor(
-                max_workers=max(MIN_WORKERS, config.parallel_sequences), thread_name_prefix="remote-engine"
+                max_workers=max(MIN_WORKERS, config.parallel_chats), thread_name_prefix="remote-engine"
             )
         if progress is not None:
             progress(1.0, f"Connected to {endpoint.url}")

@@ -25,6 +25,7 @@ from app.core.engines.backends.vllm_memory import (
     describe_exception_chain,
     exception_names,
     live_engine_pool,
+    pool_kind_hint,
     processes_memory,
     wait_for_exit,
     weights_bytes,
@@ -45,9 +46,9 @@ from app.core.engines.metrics import EngineMetrics, RequestMetrics
 from app.core.engines.requests import GREEDY, ChatMessage, ChatRequest
 from app.core.engines.stream import RequestStream
 from app.core.engines.unified_memory import GIB, require_safe_cpu_claim, require_safe_utilization
+from app.core.planner.engine_plan import VllmPlan
 
 log = logging.getLogger(__name__)
-DEFAULT_RESERVE_BYTES = 4 * GIB
 SHUTDOWN_TIMEOUT_S = 20.0
 WARM_UP_TIMEOUT_S = 600.0
 
@@ -137,15 +138,14 @@ class VllmEngine:
 
     def _check_memory(self, config: EngineConfig, on_cpu: bool) -> float | None:
         """The utilisation fraction to use (GPU), after refusing any setting that leaves less than the reserve."""
-        extra = config.extra
-        reserve = int(extra.get("reserve_bytes", DEFAULT_RESERVE_BYTES))
-        other = int(extra.get("embedder_bytes", 0))
-        pool = live_engine_pool(on_cpu, str(extra.get("memory_kind", "")) or None)
+        plan = config.vllm or VllmPlan()
+        reserve, other = plan.reserve_bytes, plan.embedder_bytes
+        pool = live_engine_pool(on_cpu, pool_kind_hint(plan.memory_kind))
         if on_cpu:
-            kv_bytes = int(extra.get("kv_cache_memory_bytes") or int(extra.get("cpu_kvcache_space_gib") or 0) * GIB)
+            kv_bytes = (plan.cpu_kvcache_space_gib or 0) * GIB
             require_safe_cpu_claim(pool, weights_bytes(config.model_path), kv_bytes, reserve, other_bytes=other)
             return None
-        return require_safe_utilization(pool, config.memory_utilization, reserve, other_bytes=other)
+        return require_safe_utilization(pool, plan.gpu_memory_utilization, reserve, other_bytes=other)
 
     def _create_llm(self, arguments: dict[str, Any]) -> Any:
         """Build AsyncLLM on the engine thread (so its output handler runs on this loop)."""

@@ -2,37 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Any
 
-from app.core.config import Settings
-from app.core.engines.base import EngineConfig, ModelLoadError
+from app.core.engines.base import DEFAULT_SPECULATIVE_TOKENS, EngineConfig, ModelLoadError, VllmOptions
 from app.core.engines.requests import SamplingParams
 
 GIB = 1024**3
-SpeculativeMode = Literal["off", "ngram", "draft"]
-DEFAULT_SPECULATIVE_TOKENS = 4
 NGRAM_LOOKUP_MAX = 4
 NGRAM_LOOKUP_MIN = 2
-
-# Keys of EngineConfig.extra this backend reads (besides the planner's n_ctx/kv_unified/...):
-#   cpu_kvcache_space_gib  KV cache size on vLLM's CPU backend (from the plan)
-#   enforce_eager          skip torch.compile / CUDA graphs (faster start, slower decode)
-#   max_num_batched_tokens tokens per scheduler step (prefill chunk)
-#   speculative            "off" | "ngram" | "draft"; speculative_tokens; speculative_draft_model
-#   reserve_bytes          memory to leave free (unified-memory safety); memory_kind; embedder_bytes
-#   seed                   engine seed
-
-
-def vllm_extra_from_settings(settings: Settings) -> dict[str, object]:
-    """The vLLM-only entries of EngineConfig.extra that come from the user's settings."""
-    return {
-        "speculative": settings.str_value("engine.speculative"),
-        "speculative_tokens": settings.int_value("engine.speculative_tokens"),
-        "speculative_draft_model": settings.str_value("engine.speculative_draft_model"),
-        "reserve_bytes": int(settings.float_value("engine.os_reserve_gib") * GIB),
-    }
-
 
 def vllm_kv_cache_dtype(kv_cache_dtype: str) -> str:
     """vLLM's ``kv_cache_dtype``: fp8 stays fp8; 16/32-bit types are "auto" (the model's own dtype).
@@ -43,15 +20,15 @@ def vllm_kv_cache_dtype(kv_cache_dtype: str) -> str:
     return "fp8" if kv_cache_dtype.startswith("fp8") else "auto"
 
 
-def speculative_config(extra: Mapping[str, Any]) -> dict[str, Any] | None:
-    """vLLM's ``speculative_config`` for ``extra["speculative"]`` (None when off).
+def speculative_config(options: VllmOptions) -> dict[str, Any] | None:
+    """vLLM's ``speculative_config`` for ``options.speculative`` (None when off).
 
     ``ngram`` looks up the continuation in the prompt itself (prompt lookup decoding: it
     pays off when answers quote the prompt, e.g. retrieved passages); ``draft`` runs a small
-    draft model from ``extra["speculative_draft_model"]`` that shares the target's tokenizer.
+    draft model from ``options.speculative_draft_model`` that shares the target's tokenizer.
     """
-    mode = str(extra.get("speculative", "off") or "off")
-    tokens = int(extra.get("speculative_tokens", DEFAULT_SPECULATIVE_TOKENS) or DEFAULT_SPECULATIVE_TOKENS)
+    mode = options.speculative
+    tokens = options.speculative_tokens or DEFAULT_SPECULATIVE_TOKENS
     if mode == "off":
         return None
     if mode == "ngram":
@@ -62,7 +39,7 @@ def speculative_config(extra: Mapping[str, Any]) -> dict[str, Any] | None:
             "prompt_lookup_min": NGRAM_LOOKUP_MIN,
         }
     if mode == "draft":
-        draft = str(extra.get("speculative_draft_model", "") or "")
+        draft = options.speculative_draft_model
         if not draft:
             raise ModelLoadError(
                 "Speculative decoding with a draft model needs a draft model.",
@@ -79,38 +56,34 @@ def engine_arguments(config: EngineConfig, *, on_cpu: bool, memory_utilization: 
     """Keyword arguments for ``AsyncEngineArgs`` from the plan-derived ``config``.
 
     On CPU the KV cache is sized in bytes (``kv_cache_memory_bytes``, what
-    ``VLLM_CPU_KVCACHE_SPACE`` sets) from the plan's ``cpu_kvcache_space_gib``; on a GPU by
+    ``VLLM_CPU_KVCACHE_SPACE`` sets) from the plan's ``cpu_kvcache_space_gib`` (``config.vllm``); on a GPU by
     ``gpu_memory_utilization`` (already checked against the reserve by the caller).
     """
-    extra = config.extra
+    options = config.vllm_options
     arguments: dict[str, Any] = {
         "model": str(config.model_path),
-        "max_model_len": config.context_length,
-        "max_num_seqs": config.parallel_sequences,
+        "max_model_len": config.context_length,  # the neutral names become vLLM's here
+        "max_num_seqs": config.parallel_chats,
         "kv_cache_dtype": vllm_kv_cache_dtype(config.kv_cache_dtype),
         "enable_prefix_caching": config.prefix_caching,
-        "enforce_eager": bool(extra.get("enforce_eager", False)),
+        "enforce_eager": options.enforce_eager,
         "trust_remote_code": False,
         "disable_log_stats": True,  # our own stat logger still receives the stats
         "enable_log_requests": False,
     }
-    if config.block_size:
-        arguments["block_size"] = config.block_size
-    batched = extra.get("max_num_batched_tokens")
-    if batched:
-        arguments["max_num_batched_tokens"] = int(batched)
-    if "seed" in extra:
-        arguments["seed"] = int(extra["seed"])
+    if config.vllm is not None and config.vllm.block_size:
+        arguments["block_size"] = config.vllm.block_size
+    if options.max_num_batched_tokens:
+        arguments["max_num_batched_tokens"] = options.max_num_batched_tokens
+    if options.seed is not None:
+        arguments["seed"] = options.seed
     if on_cpu:
-        space_gib = extra.get("cpu_kvcache_space_gib")
-        space_bytes = extra.get("kv_cache_memory_bytes")
-        if space_bytes:
-            arguments["kv_cache_memory_bytes"] = int(space_bytes)
-        elif space_gib:
-            arguments["kv_cache_memory_bytes"] = int(space_gib) * GIB
+        space_gib = config.vllm.cpu_kvcache_space_gib if config.vllm is not None else None
+        if space_gib:
+            arguments["kv_cache_memory_bytes"] = space_gib * GIB
     elif memory_utilization is not None:
         arguments["gpu_memory_utilization"] = memory_utilization
-    speculative = speculative_config(extra)
+    speculative = speculative_config(options)
     if speculative is not None:
         arguments["speculative_config"] = speculative
     return arguments

@@ -76,13 +76,20 @@ def size_kv_cache(
     return KvCacheSizing(kv_bytes or None, startup, check.claimed_bytes, check.left_free_bytes)
 
 
+def pool_kind_hint(memory_kind: str | None) -> str | None:
+    """The pool kind :func:`live_engine_pool` takes for the plan's memory kind (a discrete GPU is a device pool)."""
+    if memory_kind == "discrete":
+        return "device"
+    return memory_kind
+
+
 def live_engine_pool(on_cpu: bool, kind_hint: str | None = None) -> EnginePool:
     """The pool vLLM allocates from, measured now.
 
     RAM figures come from ``MemAvailable`` (psutil), the truth on unified memory where CUDA
     under-reports what is free. A GPU that reports memory of its own (``is_integrated`` false,
     e.g. GH200's HBM) is a ``device`` pool measured by CUDA. ``kind_hint`` (the probe's
-    verdict, from EngineConfig.extra["memory_kind"]) wins over the CUDA query when given.
+    verdict, from the plan's ``memory_kind``: :func:`pool_kind_hint`) wins over the CUDA query when given.
     """
     import psutil
 
