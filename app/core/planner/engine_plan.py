@@ -58,10 +58,14 @@ class LlamaCppPlan:
 class VllmPlan:
     """What vLLM is told beyond the neutral context length and chats, and what it re-checks at load.
 
-    ``gpu_memory_utilization`` (GPU) is the fraction of the device's, or on unified memory the
-    whole pool's, total memory the engine may take; ``cpu_kvcache_space_gib`` (vLLM's CPU build)
-    sizes the KV cache. ``memory_kind``, ``reserve_bytes`` and ``embedder_bytes`` are the plan's
-    view of memory, which the backend checks again against live figures before it starts.
+    ``kv_cache_memory_bytes`` is the KV cache the plan sized, in bytes: vLLM is given exactly that
+    wherever the engine shares system memory (its CPU build, unified-memory GPUs), whatever CUDA reports
+    as free; ``activation_bytes`` is the plan's activation estimate, counted when that claim is checked.
+    ``gpu_memory_utilization`` is the fraction of a discrete device's total memory the engine may take
+    (on unified memory the whole pool's: used only when no KV bytes are given); ``cpu_kvcache_space_gib``
+    is the same KV cache rounded up to GiB (``VLLM_CPU_KVCACHE_SPACE``'s unit). ``memory_kind``,
+    ``reserve_bytes`` and ``embedder_bytes`` are the plan's view of memory, which the backend checks again
+    against live figures before it starts.
     """
 
     block_size: int | None = None
@@ -70,3 +74,5 @@ class VllmPlan:
     memory_kind: MemoryKind | None = None
     reserve_bytes: int = DEFAULT_RESERVE_BYTES
     embedder_bytes: int = 0
+    kv_cache_memory_bytes: int | None = None
+    activation_bytes: int = 0

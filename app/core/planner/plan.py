@@ -175,6 +175,8 @@ def _recommended_settings(sizing: Sizing) -> RecommendedSettings:
             memory_kind=budget.kind,
             reserve_bytes=budget.reserve_bytes,
             embedder_bytes=sizing.embedder_bytes,
+            kv_cache_memory_bytes=None if budget.kind == "discrete" else sizing.kv_bytes_total,
+            activation_bytes=sizing.compute_bytes,
         )
     return RecommendedSettings(
         context_length=setting.context_length,

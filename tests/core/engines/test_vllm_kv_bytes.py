@@ -122,3 +122,31 @@ def test_without_planned_bytes_unified_memory_falls_back_to_a_safe_fraction() ->
     sizing = size_kv_cache(pool, weights_bytes=16 * GIB, kv_cache_bytes=None, reserve_bytes=RESERVE)
     assert sizing.kv_cache_memory_bytes is None and sizing.gpu_memory_utilization is not None
     assert sizing.left_free_bytes >= RESERVE
+
+
+@pytest.mark.parametrize("machine", UNIFIED_MACHINES)
+def test_the_engine_arguments_carry_the_planned_bytes_from_plan_to_vllm(llama: Path, machine: str) -> None:
+    """Plan -> EngineConfig -> the backend's sizing -> AsyncEngineArgs keywords, on a simulated machine."""
+    from app.core.config import Settings
+    from app.core.engines.backends.vllm_args import engine_arguments
+    from app.core.engines.manager import engine_config_from_plan
+
+    hardware = machine_report(machine)
+    plan = plan_for(llama, hardware, 16384)
+    config = engine_config_from_plan(llama.parent, plan, Settings.defaults())
+    assert config.vllm is not None and config.vllm.kv_cache_memory_bytes == plan.recommended.kv_bytes_total
+    sizing = size_kv_cache(
+        engine_pool_from_report(hardware),
+        weights_bytes=plan.weights_bytes,
+        kv_cache_bytes=config.vllm.kv_cache_memory_bytes,
+        activation_bytes=config.vllm.activation_bytes,
+        reserve_bytes=config.vllm.reserve_bytes,
+        embedder_bytes=config.vllm.embedder_bytes,
+        requested_utilization=config.vllm.gpu_memory_utilization,
+    )
+    arguments = engine_arguments(config, kv_cache_memory_bytes=sizing.kv_cache_memory_bytes,
+                                 memory_utilization=sizing.gpu_memory_utilization)
+    assert arguments["kv_cache_memory_bytes"] == plan.recommended.kv_bytes_total
+    assert arguments["gpu_memory_utilization"] == STARTUP_CHECK_UTILIZATION
+    assert arguments["max_model_len"] == plan.recommended.context_length
+    assert arguments["max_num_seqs"] == plan.recommended.parallel_chats

@@ -42,7 +42,7 @@ def config(cpu_kvcache_space_gib: int | None = None, **options: object) -> Engin
 
 def test_cpu_arguments_size_the_kv_cache_in_bytes_from_the_plan() -> None:
     planned = config(cpu_kvcache_space_gib=3, enforce_eager=True)
-    arguments = engine_arguments(planned, on_cpu=True, memory_utilization=None)
+    arguments = engine_arguments(planned, kv_cache_memory_bytes=3 * GIB, memory_utilization=None)
     assert arguments["kv_cache_memory_bytes"] == 3 * GIB
     assert "gpu_memory_utilization" not in arguments
     assert (arguments["max_model_len"], arguments["max_num_seqs"], arguments["block_size"]) == (4096, 3, 32)
@@ -51,12 +51,13 @@ def test_cpu_arguments_size_the_kv_cache_in_bytes_from_the_plan() -> None:
 
 
 def test_gpu_arguments_carry_the_checked_utilization() -> None:
-    arguments = engine_arguments(config(cpu_kvcache_space_gib=3, max_num_batched_tokens=2048, seed=7), on_cpu=False,
-                                 memory_utilization=0.201)
+    arguments = engine_arguments(config(cpu_kvcache_space_gib=3, max_num_batched_tokens=2048, seed=7),
+                                 kv_cache_memory_bytes=None, memory_utilization=0.201)
     assert arguments["gpu_memory_utilization"] == 0.201 and "kv_cache_memory_bytes" not in arguments
     assert arguments["max_num_batched_tokens"] == 2048 and arguments["enforce_eager"] is False
     assert arguments["seed"] == 7
-    fp8 = engine_arguments(EngineConfig(Path("m"), 1024, kv_cache_dtype="fp8"), on_cpu=False, memory_utilization=0.5)
+    fp8 = engine_arguments(EngineConfig(Path("m"), 1024, kv_cache_dtype="fp8"), kv_cache_memory_bytes=None,
+                           memory_utilization=0.5)
     assert fp8["kv_cache_dtype"] == "fp8" and "block_size" not in fp8 and "seed" not in fp8
 
 

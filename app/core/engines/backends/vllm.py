@@ -22,11 +22,13 @@ from app.core.engines.backends.vllm_guard import (
 )
 from app.core.engines.backends.vllm_loop import EngineLoopThread
 from app.core.engines.backends.vllm_memory import (
+    KvCacheSizing,
     describe_exception_chain,
     exception_names,
     live_engine_pool,
     pool_kind_hint,
     processes_memory,
+    size_kv_cache,
     wait_for_exit,
     weights_bytes,
 )
@@ -43,9 +45,10 @@ from app.core.engines.base import (
 )
 from app.core.engines.chat_template import ChatTemplate, ChatTemplateError
 from app.core.engines.metrics import EngineMetrics, RequestMetrics
+from app.core.engines.page_cache import drop_model_pages
 from app.core.engines.requests import GREEDY, ChatMessage, ChatRequest
 from app.core.engines.stream import RequestStream
-from app.core.engines.unified_memory import GIB, require_safe_cpu_claim, require_safe_utilization
+from app.core.engines.unified_memory import GIB
 from app.core.planner.engine_plan import VllmPlan
 
 log = logging.getLogger(__name__)
@@ -103,8 +106,11 @@ class VllmEngine:
             )
         started = time.monotonic()
         on_cpu = bool(_vllm("vllm.platforms").current_platform.is_cpu())
-        utilization = self._check_memory(config, on_cpu)
-        arguments = engine_arguments(config, on_cpu=on_cpu, memory_utilization=utilization)
+        drop_model_pages(config.model_path)  # a cached earlier read would count as used to CUDA on unified memory
+        sizing = self._check_memory(config, on_cpu)
+        arguments = engine_arguments(
+            config, kv_cache_memory_bytes=sizing.kv_cache_memory_bytes, memory_utilization=sizing.gpu_memory_utilization
+        )
         if progress is not None:
             progress(0.05, "Starting vLLM")
         self._collector = VllmStatsCollector()
@@ -129,23 +135,29 @@ class VllmEngine:
             self._kv_capacity_tokens = _kv_capacity_tokens(llm)
             self._dead_reason = None
         self._guard = guard
+        drop_model_pages(config.model_path)  # the weights now live in the engine's memory: the file's pages are a copy
         if progress is not None:
             progress(1.0, "vLLM is ready")
         notes = [f"vLLM {'CPU' if on_cpu else 'GPU'} backend, KV cache of {self._kv_capacity_tokens} tokens"]
-        if utilization is not None and not on_cpu:
-            notes.append(f"GPU memory utilisation {utilization:.3f}")
+        if sizing.kv_cache_memory_bytes:
+            notes.append(f"KV cache sized in bytes: {sizing.kv_cache_memory_bytes / GIB:.2f} GiB, as planned")
+        elif sizing.gpu_memory_utilization is not None:
+            notes.append(f"GPU memory utilisation {sizing.gpu_memory_utilization:.3f}")
         return LoadedModel("vllm", self._model_name, config, time.monotonic() - started, tuple(notes))
 
-    def _check_memory(self, config: EngineConfig, on_cpu: bool) -> float | None:
-        """The utilisation fraction to use (GPU), after refusing any setting that leaves less than the reserve."""
+    def _check_memory(self, config: EngineConfig, on_cpu: bool) -> KvCacheSizing:
+        """How the KV cache is sized (in bytes, or a fraction of a device pool); refuses less than the reserve."""
         plan = config.vllm or VllmPlan()
-        reserve, other = plan.reserve_bytes, plan.embedder_bytes
         pool = live_engine_pool(on_cpu, pool_kind_hint(plan.memory_kind))
-        if on_cpu:
-            kv_bytes = (plan.cpu_kvcache_space_gib or 0) * GIB
-            require_safe_cpu_claim(pool, weights_bytes(config.model_path), kv_bytes, reserve, other_bytes=other)
-            return None
-        return require_safe_utilization(pool, plan.gpu_memory_utilization, reserve, other_bytes=other)
+        return size_kv_cache(
+            pool,
+            weights_bytes=weights_bytes(config.model_path),
+            kv_cache_bytes=plan.kv_cache_memory_bytes or (plan.cpu_kvcache_space_gib or 0) * GIB,
+            activation_bytes=plan.activation_bytes,
+            reserve_bytes=plan.reserve_bytes,
+            embedder_bytes=plan.embedder_bytes,
+            requested_utilization=plan.gpu_memory_utilization,
+        )
 
     def _create_llm(self, arguments: dict[str, Any]) -> Any:
         """Build AsyncLLM on the engine thread (so its output handler runs on this loop)."""

@@ -52,12 +52,15 @@ def speculative_config(options: VllmOptions) -> dict[str, Any] | None:
     )
 
 
-def engine_arguments(config: EngineConfig, *, on_cpu: bool, memory_utilization: float | None) -> dict[str, Any]:
+def engine_arguments(
+    config: EngineConfig, *, kv_cache_memory_bytes: int | None, memory_utilization: float | None
+) -> dict[str, Any]:
     """Keyword arguments for ``AsyncEngineArgs`` from the plan-derived ``config``.
 
-    On CPU the KV cache is sized in bytes (``kv_cache_memory_bytes``, what
-    ``VLLM_CPU_KVCACHE_SPACE`` sets) from the plan's ``cpu_kvcache_space_gib`` (``config.vllm``); on a GPU by
-    ``gpu_memory_utilization`` (already checked against the reserve by the caller).
+    The caller has sized the KV cache and checked it against the reserve (``vllm_memory.size_kv_cache``):
+    in bytes (``kv_cache_memory_bytes``: vLLM's CPU build, where ``VLLM_CPU_KVCACHE_SPACE`` sets the
+    same, and unified-memory GPUs) or by ``gpu_memory_utilization`` (a discrete device pool). vLLM's
+    ``kv_cache_memory_bytes`` ignores the fraction when sizing; the fraction is then only its start-up check.
     """
     options = config.vllm_options
     arguments: dict[str, Any] = {
@@ -77,11 +80,9 @@ def engine_arguments(config: EngineConfig, *, on_cpu: bool, memory_utilization: 
         arguments["max_num_batched_tokens"] = options.max_num_batched_tokens
     if options.seed is not None:
         arguments["seed"] = options.seed
-    if on_cpu:
-        space_gib = config.vllm.cpu_kvcache_space_gib if config.vllm is not None else None
-        if space_gib:
-            arguments["kv_cache_memory_bytes"] = space_gib * GIB
-    elif memory_utilization is not None:
+    if kv_cache_memory_bytes:
+        arguments["kv_cache_memory_bytes"] = int(kv_cache_memory_bytes)
+    if memory_utilization is not None:
         arguments["gpu_memory_utilization"] = memory_utilization
     speculative = speculative_config(options)
     if speculative is not None:
