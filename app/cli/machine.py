@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from app.cli.common import CommandHandler, Subparsers, add_chats_argument, print_json, setting_override
 from app.context import AppContext
 
 if TYPE_CHECKING:
     from app.core.hardware.report import HardwareReport
+    from app.core.planner import MemoryPlan, ModelMetadata, PlanRequest
 
 MACHINE_HELP = "a built-in machine (probe --list-machines names them, e.g. dgx-spark) or a file saved with probe --json"
 
@@ -87,8 +88,46 @@ def run_plan(args: argparse.Namespace, context: AppContext) -> int:
         settings, backend, context_length=context_length, parallel_chats=parallel_chats, kv_cache_dtype=args.kv_dtype
     )
     plan = plan_memory(model, hardware, request)
+    fit = machine_fit(args.machine, model, hardware, request, plan) if args.machine else None
     if args.json:
-        print_json(plan.to_dict())
+        print_json(plan.to_dict() if fit is None else dict(plan.to_dict(), machine=fit))
     else:
         print(format_plan(plan))
+        if fit is not None:
+            print(machine_fit_text(fit))
     return 0
+
+
+def machine_fit(
+    name_or_file: str, model: ModelMetadata, hardware: HardwareReport, request: PlanRequest, plan: MemoryPlan
+) -> dict[str, Any]:
+    """What ``plan --machine`` adds: the machine, KV bytes per token, the largest context that fits one chat
+    (whatever the plan's number of chats), and the single-chat decode roofline at an empty context."""
+    from dataclasses import replace
+
+    from app.core.hardware.machine_profiles import find_profile
+    from app.core.planner.largest_context import largest_fitting_context
+
+    profile = find_profile(name_or_file)
+    return {
+        "name": profile.id if profile is not None else name_or_file,
+        "title": profile.title if profile is not None else f"{hardware.cpu_model} ({name_or_file})",
+        "memory_kind": plan.memory_kind,
+        "bandwidth_bytes_per_second": hardware.bandwidth.bytes_per_second,
+        "kv_bytes_per_token": plan.kv_bytes_per_token,
+        "kv_cache_dtype": plan.kv_cache_dtype,
+        "largest_context_that_fits": largest_fitting_context(model, hardware, replace(request, parallel_chats=1)),
+        "decode_tok_s_roofline_empty": plan.decode_tok_s_roofline_empty,
+    }
+
+
+def machine_fit_text(fit: dict[str, Any]) -> str:
+    """The ``plan --machine`` lines for people."""
+    roofline = fit["decode_tok_s_roofline_empty"]
+    ceiling = f"{roofline:.1f} tok/s" if roofline is not None else "unknown"
+    largest = fit["largest_context_that_fits"]
+    return (f"Machine: {fit['title']} ({fit['memory_kind']} memory, "
+            f"{fit['bandwidth_bytes_per_second'] / 1e9:,.0f} GB/s)\n"
+            f"KV cache: {fit['kv_bytes_per_token']:,} bytes per token ({fit['kv_cache_dtype']}); "
+            f"largest context that fits one chat: {largest:,} tokens" + ("" if largest else " (none)") + "; "
+            f"decode ceiling at an empty context: {ceiling}")

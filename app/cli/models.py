@@ -22,6 +22,9 @@ def register(subparsers: Subparsers) -> dict[str, CommandHandler]:
     listing.add_argument("--ctx", type=int, metavar="N",
                          help="context per chat to judge for (default: settings, else 8192)")
     add_chats_argument(listing, "--seqs", help_text="parallel chats to judge for (default: settings)")
+    listing.add_argument("--machine", metavar="NAME|FILE",
+                         help="judge the fit on another machine: a built-in profile (probe --list-machines) "
+                              "or a file saved with probe --json")
     listing.add_argument("--json", action="store_true", help="print one JSON document")
 
     download = commands.add_parser("download", help="download a catalog model from the Hugging Face hub (resumable)")
@@ -48,7 +51,7 @@ def run_models(args: argparse.Namespace, context: AppContext) -> int:
 
 
 def _list(args: argparse.Namespace, library: Any, context: AppContext) -> int:
-    from app.core.hardware import probe_hardware
+    from app.cli.machine import target_machine
     from app.core.models import badge_request_from_settings, human_size
     from app.core.models.fit import DEFAULT_FIT_CONTEXT
 
@@ -57,7 +60,7 @@ def _list(args: argparse.Namespace, library: Any, context: AppContext) -> int:
         context_length=setting_override(args.ctx, "engine.context_length", "--ctx"),
         parallel_chats=setting_override(args.chats, "engine.parallel_chats", "--chats"),
     )
-    hardware = probe_hardware(measure_bandwidth=False)
+    hardware = target_machine(args.machine, measure_bandwidth=False)
     fits = {(fit.model_id, fit.variant_id): fit for fit in library.fit_badges(hardware, request)}
     local = library.local.models()
     downloaded = {(model.catalog_model_id, model.variant_id): model.id for model in local if model.managed}
@@ -71,7 +74,8 @@ def _list(args: argparse.Namespace, library: Any, context: AppContext) -> int:
                 variant["downloaded_as"] = downloaded.get(key)
             catalog.append(entry)
         print_json({
-            "machine": {"ram_available_bytes": hardware.ram_available_bytes,
+            "machine": {"name": args.machine or "this computer",
+                        "ram_available_bytes": hardware.ram_available_bytes,
                         "gpu_memory_free_bytes": hardware.gpu_memory_free_bytes,
                         "unified_memory": hardware.unified.is_unified,
                         "backend": hardware.recommended_backend.backend},
@@ -87,7 +91,8 @@ def _list(args: argparse.Namespace, library: Any, context: AppContext) -> int:
         chats = "1 chat" if request.parallel_chats == 1 else f"{request.parallel_chats} parallel chats"
     context_text = (f"{request.context_length} tokens" if request.context_length
                     else f"{DEFAULT_FIT_CONTEXT} tokens (automatic)")
-    print(f"Fit judged for {context_text} x {chats} on this machine (change with --ctx / --chats).")
+    where = f"on {args.machine}" if args.machine else "on this machine"
+    print(f"Fit judged for {context_text} x {chats} {where} (change with --ctx / --chats / --machine).")
     print(f"{'MODEL':<30} {'VARIANT':<9} {'FORMAT':<6} {'SIZE':>9}  {'FIT':<9} {'LICENCE':<13} LANGUAGES")
     for model in library.catalog:
         for variant in model.variants:
