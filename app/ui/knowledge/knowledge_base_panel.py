@@ -11,6 +11,7 @@ from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QMessageBox, QPushButton, QVBoxLayout, QWidget
 
 from app.core.kb.catalog import DocumentRecord, DocumentStatus
+from app.core.kb.embedding_choice import EmbeddingSelection
 from app.core.kb.progress import IndexingProgress
 from app.core.services.indexing import IndexingJob
 from app.ui.bridge import Bridge
@@ -26,6 +27,7 @@ from app.ui.knowledge.watched_folders_view import WatchedFoldersView
 
 UrlOpener = Callable[[QUrl], bool]
 DOCUMENTS_LANE = "kb-documents"
+EMBEDDING_LANE = "kb-embedding-model"
 RUNNING_POLL_MS = 250
 IDLE_POLL_MS = 1000
 REFRESH_WHILE_RUNNING_S = 1.0
@@ -63,6 +65,11 @@ class KnowledgeBasePanel(QWidget):
         self.hint = QLabel(self)
         self.hint.setObjectName("knowledgeHint")
         self.hint.setWordWrap(True)
+        self.embedding_note = QLabel(self)
+        self.embedding_note.setObjectName("embeddingModelNote")
+        self.embedding_note.setWordWrap(True)
+        self.embedding_note.setVisible(False)
+        self._embedding_selection: EmbeddingSelection | None = None
         self.add_files_button = QPushButton(self)
         self.add_files_button.setObjectName("addFilesButton")
         self.add_files_button.setIcon(themed_icon("add-files"))
@@ -123,6 +130,7 @@ class KnowledgeBasePanel(QWidget):
         layout.setSpacing(6)
         layout.addLayout(adding)
         layout.addWidget(self.hint)
+        layout.addWidget(self.embedding_note)
         layout.addWidget(self.error_label)
         layout.addWidget(self.table, 1)
         layout.addLayout(acting)
@@ -133,6 +141,8 @@ class KnowledgeBasePanel(QWidget):
     # ---- language --------------------------------------------------------------------------
     def retranslate_ui(self) -> None:
         self.setAccessibleName(self.tr("Knowledge base"))
+        if self._embedding_selection is not None:
+            self.embedding_note.setText(render(self._embedding_selection.note))
         self.hint.setText(self.tr(
             "Drop files or folders here (or onto the chat), or use the buttons. "
             "Documents are read and indexed on this computer; nothing is uploaded."))
@@ -173,6 +183,15 @@ class KnowledgeBasePanel(QWidget):
             return
         self.refresh()
         self._poll()
+        knowledge_base = self.access.knowledge_base
+        if knowledge_base is not None:  # which embedding model and why (probes the hardware once: a worker)
+            self._bridge.run_latest(EMBEDDING_LANE, knowledge_base.embedding_selection, self._show_embedding,
+                                    self._show_error)
+
+    def _show_embedding(self, selection: EmbeddingSelection) -> None:
+        self._embedding_selection = selection
+        self.embedding_note.setText(render(selection.note))
+        self.embedding_note.setVisible(True)
 
     def shutdown(self, timeout_ms: int = 3000) -> None:
         """Stop polling and wait for the panel's own workers (the caller closes the KnowledgeAccess)."""
