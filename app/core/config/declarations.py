@@ -47,6 +47,19 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "Models already downloaded stay where they are.",
         text_format=TextFormat.PATH,
     ),
+    SettingSpec(
+        "model.download_source", TEXT, "auto", "Download source",
+        "Where models are downloaded from. Automatic tries the Hugging Face hub, then the mirror, then "
+        "ModelScope (for models published there), and says which one failed; a download that stopped "
+        "resumes from the next source.",
+        choices=(_AUTO, Choice("huggingface", "Hugging Face hub"), Choice("mirror", "Mirror"),
+                 Choice("modelscope", "ModelScope")),
+    ),
+    SettingSpec(
+        "model.mirror_url", TEXT, "https://hf-mirror.com", "Mirror address",
+        "A mirror of the Hugging Face hub (the same addresses as HF_ENDPOINT uses), tried after the hub.",
+        text_format=TextFormat.URL,
+    ),
     # --- engine: backend ---
     SettingSpec(
         "engine.backend", TEXT, "auto", "Backend",

@@ -1,18 +1,22 @@
-"""Downloads from the hub as a :class:`Job`: own worker thread, progress snapshots, pause/resume, cancel."""
+"""Downloads from the hub as a :class:`Job`: own worker thread, progress snapshots, pause/resume, cancel.
+
+A job may be given several sources (:mod:`app.core.models.sources`): when one cannot be reached or
+fails, the job says so in its progress and resumes the partial files from the next one.
+"""
 
 from __future__ import annotations
 
 import fnmatch
 import logging
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from app.core.models.checksums import Checksum, sha256_checksum
-from app.core.models.errors import NotEnoughDiskSpaceError
+from app.core.models.errors import DownloadError, HubError, LocalWriteError, NotEnoughDiskSpaceError
 from app.core.models.file_download import FetchResult, FileTransfer, TransferOptions, part_path
-from app.core.models.hub import HubClient, RemoteFile
+from app.core.models.hub import HUGGINGFACE, HubClient, RemoteFile
 from app.core.models.local_models import LocalModel
 from app.core.models.progress import DownloadProgress, DownloadTracker, TransferCancelled, TransferControl
 from app.core.models.units import human_size
@@ -44,6 +48,14 @@ class DownloadSpec:
     patterns: tuple[str, ...] = HF_FILE_PATTERNS
     known_sha256: tuple[tuple[str, str], ...] = ()
     label: str = ""
+    other_repos: tuple[tuple[str, str], ...] = ()
+    """(hub flavour, repository id) where the model has another id, e.g. ("modelscope", "qwen/...")."""
+
+    def repo_for(self, flavour: str) -> str | None:
+        """The repository id on a hub of ``flavour``; None when the model is not published there."""
+        if flavour == HUGGINGFACE:
+            return self.repo_id
+        return dict(self.other_repos).get(flavour)
 
     @property
     def result_path(self) -> Path:
@@ -113,7 +125,7 @@ class DownloadJob(Job[DownloadResult | None, DownloadProgress]):
     def __init__(
         self,
         spec: DownloadSpec,
-        hub: HubClient,
+        hub: HubClient | Sequence[HubClient],
         *,
         options: TransferOptions | None = None,
         disk_margin_bytes: int = DISK_MARGIN_BYTES,
@@ -122,13 +134,17 @@ class DownloadJob(Job[DownloadResult | None, DownloadProgress]):
     ) -> None:
         super().__init__(f"download {spec.repo_id}", on_finished=on_finished)
         self.spec = spec
-        self._hub = hub
+        self._hubs: tuple[HubClient, ...] = (hub,) if isinstance(hub, HubClient) else tuple(hub)
+        if not self._hubs:
+            raise ValueError("a download needs at least one source")
+        self._hub = self._hubs[0]
         self._options = options or TransferOptions()
         self._disk_margin_bytes = disk_margin_bytes
         self._finalize = finalize
         self._tracker = DownloadTracker()
         self._control = TransferControl()
         self._remotes: tuple[RemoteFile, ...] = ()
+        self._source_note = ""
 
     def pause(self) -> None:
         """Stop after the current chunk and wait; the partial file stays."""
@@ -172,13 +188,46 @@ class DownloadJob(Job[DownloadResult | None, DownloadProgress]):
             self._tracker.update(state="failed", message=f"Unexpected {type(error).__name__}: {error}")
 
     def _download(self) -> DownloadResult:
-        spec, tracker = self.spec, self._tracker
+        """Try each source in turn; a failed source's partial files are resumed by the next one."""
+        failures: list[str] = []
+        last_error: DownloadError | HubError | None = None
+        for index, hub in enumerate(self._hubs):
+            repo_id = self.spec.repo_for(hub.flavour)
+            if repo_id is None:
+                failures.append(f"{hub.host}: not published there")
+                continue
+            self._hub = hub
+            try:
+                return self._download_from(repo_id)
+            except (NotEnoughDiskSpaceError, LocalWriteError):
+                raise  # another source would not help
+            except (HubError, DownloadError) as error:
+                last_error = error
+                reason = str(error.message).rstrip(".")
+                failures.append(f"{hub.host}: {reason}")
+                log.warning("download of %s from %s failed: %s", self.spec.repo_id, hub.host, error)
+                following = [other.host for other in self._hubs[index + 1:] if self.spec.repo_for(other.flavour)]
+                if following:  # said in the progress until the download ends
+                    self._source_note = f"{hub.host} failed ({reason}); downloading from {following[0]}"
+                    self._tracker.update(state="preparing", message=self._source_note)
+        if last_error is not None and len(self._hubs) == 1:
+            raise last_error
+        raise DownloadError(
+            Text(CONTEXT, QT_TRANSLATE_NOOP("ModelErrors", "No download source could provide {0}: {1}."),
+                 (self.spec.title, "; ".join(failures))),
+            Text(CONTEXT, QT_TRANSLATE_NOOP(
+                "ModelErrors", "Check the internet connection, or choose another download source in Settings "
+                               "(model.download_source); the download resumes where it stopped.")),
+        )
+
+    def _download_from(self, repo_id: str) -> DownloadResult:
+        spec, tracker = replace(self.spec, repo_id=repo_id), self._tracker
         tracker.update(state="preparing", message=f"Asking {self._hub.host} about {spec.title}")
-        self._remotes = remotes = self._resolve()
+        self._remotes = remotes = self._resolve(spec)
         self._control.checkpoint()
         sizes = [remote.size for remote in remotes]
         total = None if any(size is None for size in sizes) else sum(size or 0 for size in sizes)
-        tracker.update(files_total=len(remotes), bytes_total=total, message="")
+        tracker.update(files_total=len(remotes), bytes_total=total, message=self._source_note)
         check_disk_space(spec.target_dir, remaining_bytes(remotes, spec.target_dir), spec.title,
                          self._disk_margin_bytes)
         results: list[FetchResult] = []
@@ -200,9 +249,8 @@ class DownloadJob(Job[DownloadResult | None, DownloadProgress]):
                        message=f"Downloaded {spec.title} ({human_size(sum(item.size for item in results))}).")
         return result
 
-    def _resolve(self) -> tuple[RemoteFile, ...]:
+    def _resolve(self, spec: DownloadSpec) -> tuple[RemoteFile, ...]:
         """The files to fetch, with sizes and the hub's checksums."""
-        spec = self.spec
         if spec.files:
             return tuple(self._hub.file_info(spec.repo_id, name, spec.revision) for name in spec.files)
         listed = self._hub.list_files(spec.repo_id, spec.revision)

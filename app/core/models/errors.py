@@ -33,5 +33,10 @@ class NotEnoughDiskSpaceError(DownloadError):
     """The models folder's disk cannot hold what is left to download."""
 
 
+class LocalWriteError(DownloadError):
+    """The downloaded bytes cannot be written on this machine (disk full, no permission): no other
+    download source would help."""
+
+
 class LocalModelError(ModelsError):
     """A local model cannot be added, found or removed."""

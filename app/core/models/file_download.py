@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from app.core.models.checksums import Checksum, StreamingHash
-from app.core.models.errors import ChecksumMismatchError, DownloadError
+from app.core.models.errors import ChecksumMismatchError, DownloadError, LocalWriteError
 from app.core.models.hub import HubClient, RemoteFile
 from app.core.models.progress import TransferControl
 from app.core.util.file_lock import open_locked, unlock_and_remove
@@ -244,7 +244,7 @@ class FileTransfer:
         return offset
 
     def _write_error(self, error: OSError) -> DownloadError:
-        return DownloadError(
+        return LocalWriteError(
             Text(CONTEXT, QT_TRANSLATE_NOOP(
                 "ModelErrors", "Cannot write {0}: {1}."), (str(self.part), str(error.strerror or error))),
             Text(CONTEXT, QT_TRANSLATE_NOOP(

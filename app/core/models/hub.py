@@ -1,10 +1,18 @@
-"""A small Hugging Face hub client on the standard library: file facts, repository listing, ranged GETs."""
+"""A small model-hub client on the standard library: file facts, repository listing, ranged GETs.
+
+It speaks to the Hugging Face hub and its mirrors (``flavour="huggingface"``: same paths, e.g.
+hf-mirror.com as ``HF_ENDPOINT`` does) and to ModelScope (``flavour="modelscope"``: its own file URLs
+and listing API). Which of them a download tries, and in which order, is
+:mod:`app.core.models.sources`'s business.
+"""
 
 from __future__ import annotations
 
 import http.client
 import json
 import os
+import socket
+import ssl
 import urllib.error
 import urllib.request
 from collections.abc import Mapping
@@ -20,6 +28,8 @@ from app.core.util.translatable import QT_TRANSLATE_NOOP, Text
 CONTEXT = "ModelErrors"
 
 DEFAULT_ENDPOINT = "https://huggingface.co"
+HUGGINGFACE, MODELSCOPE = "huggingface", "modelscope"
+MODELSCOPE_REVISION = "master"  # ModelScope mirrors follow their default branch; checksums guard the content
 ENDPOINT_ENV = "HF_ENDPOINT"
 TOKEN_ENV = "HF_TOKEN"
 MAX_REDIRECTS = 5
@@ -63,7 +73,7 @@ class _NoRedirects(urllib.request.HTTPRedirectHandler):
 
 @dataclass(frozen=True)
 class HubClient:
-    """Talks to ``endpoint`` (huggingface.co or a mirror) with an optional access ``token``.
+    """Talks to ``endpoint`` (huggingface.co, a mirror, or ModelScope) with an optional access ``token``.
 
     Nothing here runs unless a caller asks for a download: the client holds no connection.
     """
@@ -71,6 +81,7 @@ class HubClient:
     endpoint: str = DEFAULT_ENDPOINT
     token: str | None = field(default=None, repr=False)
     timeout_s: float = 30.0
+    flavour: str = HUGGINGFACE
 
     @classmethod
     def from_environment(cls, environ: Mapping[str, str] | None = None, *, timeout_s: float = 30.0) -> HubClient:
@@ -87,6 +98,8 @@ class HubClient:
 
     def file_url(self, repo_id: str, path: str, revision: str = "main") -> str:
         """The ``resolve`` URL of ``path`` in ``repo_id`` at ``revision``."""
+        if self.flavour == MODELSCOPE:
+            return f"{self.endpoint}/models/{repo_id}/resolve/{MODELSCOPE_REVISION}/{quote(path)}"
         return f"{self.endpoint}/{repo_id}/resolve/{quote(revision, safe='')}/{quote(path)}"
 
     def _headers(self, extra: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -131,6 +144,8 @@ class HubClient:
 
     def list_files(self, repo_id: str, revision: str = "main") -> tuple[RemoteFile, ...]:
         """Every file of a repository with sizes and checksums (the hub's model API, ``blobs=true``)."""
+        if self.flavour == MODELSCOPE:
+            return self._list_modelscope_files(repo_id)
         url = f"{self.endpoint}/api/models/{repo_id}/revision/{quote(revision, safe='')}?blobs=true"
         document = self._get_json(url, repo_id)
         siblings = document.get("siblings") if isinstance(document, dict) else None
@@ -148,6 +163,27 @@ class HubClient:
             path = sibling["rfilename"]
             files.append(RemoteFile(repo_id, revision, path, self.file_url(repo_id, path, revision),
                                     size if isinstance(size, int) else None, checksum))
+        return tuple(files)
+
+    def _list_modelscope_files(self, repo_id: str) -> tuple[RemoteFile, ...]:
+        """ModelScope's listing: ``/api/v1/models/<id>/repo/files`` answers ``{"Data": {"Files": [...]}}``."""
+        url = f"{self.endpoint}/api/v1/models/{repo_id}/repo/files?Revision={MODELSCOPE_REVISION}&Recursive=true"
+        document = self._get_json(url, repo_id)
+        data = document.get("Data") if isinstance(document, dict) else None
+        entries = data.get("Files") if isinstance(data, dict) else None
+        if not isinstance(entries, list):
+            raise HubError(Text(CONTEXT, QT_TRANSLATE_NOOP(
+                "ModelErrors", "The hub's file list for {0} is not in the expected form."), (repo_id,)),
+                           _TRY_LATER)
+        files: list[RemoteFile] = []
+        for entry in entries:
+            if not isinstance(entry, dict) or entry.get("Type") == "tree" or not isinstance(entry.get("Path"), str):
+                continue
+            size = entry.get("Size")
+            path = entry["Path"]
+            files.append(RemoteFile(repo_id, MODELSCOPE_REVISION, path, self.file_url(repo_id, path),
+                                    size if isinstance(size, int) else None,
+                                    parse_etag(str(entry.get("Sha256") or ""))))
         return tuple(files)
 
     def _get_json(self, url: str, what: str) -> Any:
@@ -232,11 +268,25 @@ class HubClient:
                             "ModelErrors", "Try again later: the download resumes where it stopped.")), status=code)
 
     def network_reason(self, error: BaseException) -> str:
-        """Why the hub could not be reached or heard from, without a closing full stop."""
-        if isinstance(error, TimeoutError) or isinstance(getattr(error, "reason", None), TimeoutError):
+        """Why the hub could not be reached or heard from, in words (no errno), without a closing full stop."""
+        reason = error.reason if isinstance(error, urllib.error.URLError) else error
+        if isinstance(error, TimeoutError) or isinstance(reason, TimeoutError):
             return Text(CONTEXT, QT_TRANSLATE_NOOP("ModelErrors", "{0} did not answer within {1:.0f} s"),
                         (self.host, self.timeout_s))
-        reason = error.reason if isinstance(error, urllib.error.URLError) else error
+        if isinstance(reason, socket.gaierror):
+            return Text(CONTEXT, QT_TRANSLATE_NOOP(
+                "ModelErrors", "Cannot reach {0}: this computer seems to be offline (the name could not be looked up)"),
+                (self.host,))
+        if isinstance(reason, ConnectionRefusedError):
+            return Text(CONTEXT, QT_TRANSLATE_NOOP("ModelErrors", "Cannot reach {0}: the connection was refused"),
+                        (self.host,))
+        if isinstance(reason, ssl.SSLError):
+            return Text(CONTEXT, QT_TRANSLATE_NOOP(
+                "ModelErrors", "Cannot reach {0}: the secure connection failed (a proxy or the system clock?)"),
+                (self.host,))
+        if isinstance(reason, OSError) and reason.strerror:
+            return Text(CONTEXT, QT_TRANSLATE_NOOP("ModelErrors", "Cannot reach {0}: {1}"),
+                        (self.host, reason.strerror))
         return Text(CONTEXT, QT_TRANSLATE_NOOP("ModelErrors", "Cannot reach {0}: {1}"), (self.host, str(reason)))
 
     def _network_error(self, error: BaseException) -> HubError:

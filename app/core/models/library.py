@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from app.core.config import Settings
@@ -16,6 +16,7 @@ from app.core.models.file_download import TransferOptions
 from app.core.models.fit import VariantFit, fit_catalog
 from app.core.models.hub import HubClient
 from app.core.models.local_models import LocalModel, LocalModels, RemovedModel
+from app.core.models.sources import download_sources
 from app.core.planner.request import PlanRequest
 from app.core.util.translatable import QT_TRANSLATE_NOOP, Text
 
@@ -33,21 +34,24 @@ class ModelLibrary:
         self,
         catalog: Catalog,
         local: LocalModels,
-        hub: HubClient,
+        hub: HubClient | Sequence[HubClient],
         *,
         transfer_options: TransferOptions | None = None,
     ) -> None:
         self.catalog = catalog
         self.local = local
-        self.hub = hub
+        self.sources: tuple[HubClient, ...] = (hub,) if isinstance(hub, HubClient) else tuple(hub)
         self._transfer_options = transfer_options
         self._lock = threading.Lock()
         self._jobs: dict[Path, DownloadJob] = {}
 
     @classmethod
     def open(cls, paths: AppPaths, settings: Settings, *, hub: HubClient | None = None) -> ModelLibrary:
-        """The library of this home: the shipped catalog, the registry, a hub client from the environment."""
-        return cls(load_catalog(), LocalModels.open(paths, settings), hub or HubClient.from_environment())
+        """The library of this home: the shipped catalog, the registry, and the download sources of the
+        ``model.download_source`` setting (or only ``hub``)."""
+        sources = (hub,) if hub is not None else download_sources(
+            settings.str_value("model.download_source"), settings.str_value("model.mirror_url"))
+        return cls(load_catalog(), LocalModels.open(paths, settings), sources)
 
     @property
     def models_folder(self) -> Path:
@@ -95,7 +99,7 @@ class ModelLibrary:
                 return running
             job = DownloadJob(
                 self._spec(model, variant),
-                self.hub,
+                self.sources,
                 options=self._transfer_options,
                 finalize=lambda result: self._register(result, model, variant),
                 on_finished=on_finished,
