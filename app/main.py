@@ -12,6 +12,7 @@ from app import __version__
 from app.cli import add_commands, run_command
 from app.cli.global_options import accept_global_options_after_commands, add_global_options
 from app.cli.home_access import claim_home_for_window, command_lock
+from app.cli.storage_errors import storage_problem
 from app.context import AppContext
 from app.core.config import SettingsStore
 from app.core.config.paths import AppPaths
@@ -131,6 +132,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     except Exception as error:  # one line for the user; the traceback goes to the log file
         log.exception("command %s crashed", args.command)
+        problem = storage_problem(error, context.paths.data_dir)
+        if problem is not None:  # a full or read-only disk is no mystery: say so
+            print(f"unidesk: error: {problem} (details in {context.log_file})", file=sys.stderr)
+            return 1
         print(
             f"unidesk: error: unexpected {type(error).__name__}: {error} (details in {context.log_file})",
             file=sys.stderr,
