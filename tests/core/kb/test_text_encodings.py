@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.core.kb.text_encodings import decode_text, detect_encoding
 from app.core.kb.parsers.errors import DocumentError
+from app.core.kb.text_encodings import decode_text, detect_encoding
 from tests.fixtures.documents import (
     CHINESE_TEXT,
     JAPANESE_TEXT,

@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import BinaryIO, Final
 
 from app.core.kb.documents import ParsedDocument, Section
-from app.core.kb.text_encodings import detect_encoding, is_wide_encoding
 from app.core.kb.parsers.errors import DocumentError
 from app.core.kb.parsers.sections import build_page
+from app.core.kb.text_encodings import detect_encoding, is_wide_encoding
 
 # Large files are decoded block by block once the first block has fixed the encoding.
 BLOCK_BYTES: Final = 8 * 1024 * 1024

@@ -9,10 +9,10 @@ from pathlib import Path
 from typing import Final
 
 from app.core.kb.documents import ParsedDocument
-from app.core.kb.text_encodings import detect_encoding
 from app.core.kb.parsers.errors import DocumentError
 from app.core.kb.parsers.plain import TextFile, decode_bytes
 from app.core.kb.parsers.sections import HeadingStack, SectionCollector
+from app.core.kb.text_encodings import detect_encoding
 
 _INVISIBLE: Final = frozenset({"script", "style", "noscript", "template", "head", "svg", "canvas", "iframe"})
 _VOID: Final = frozenset(
