@@ -26,12 +26,14 @@ from app.core.models.fit import VariantFit, badge_request_from_settings
 from app.core.models.library import ModelLibrary
 from app.core.models.local_models import LocalModel
 from app.core.models.progress import DownloadProgress
+from app.core.models.recommend import Recommendation, recommend_chat_model
 from app.core.util.errors import UserFacingError
 from app.ui.bridge import Bridge
 from app.ui.i18n import render
 from app.ui.job_watcher import JobWatcher
 from app.ui.models.catalog_page import CatalogPage
 from app.ui.models.catalog_tree import VariantKey
+from app.ui.models.download_box import DownloadBox
 from app.ui.models.first_run_page import FirstRunPage
 from app.ui.models.local_models_page import LocalModelsPage
 
@@ -73,10 +75,17 @@ class ModelManagerDialog(QDialog):
         self._downloaded: dict[VariantKey, LocalModel] = {}
         self._message_source: Callable[[], str] | None = None
         self.fits: tuple[VariantFit, ...] = ()
+        self.recommendation: Recommendation | None = None
 
         self.first_run = FirstRunPage(self)
         self.first_run.browse_requested.connect(self.show_catalog)
         self.first_run.own_file_requested.connect(lambda: self.add_model_file(use_after=True))
+        guide_box = self.first_run.download_box
+        guide_box.download_requested.connect(lambda: self._start_download(self._recommended_key()))
+        guide_box.pause_requested.connect(lambda: self._job_do(self._recommended_key(), DownloadJob.pause))
+        guide_box.resume_requested.connect(lambda: self._job_do(self._recommended_key(), DownloadJob.resume))
+        guide_box.cancel_requested.connect(lambda: self._job_do(self._recommended_key(), DownloadJob.cancel))
+        guide_box.use_requested.connect(lambda: self._use_key(self._recommended_key()))
         self.catalog_page = CatalogPage(library.catalog, self)
         self.catalog_page.request_changed.connect(self.recompute_fits)
         self.catalog_page.selection_changed.connect(lambda _key: self._update_download_box())
@@ -123,11 +132,13 @@ class ModelManagerDialog(QDialog):
         self.setWindowTitle(self.tr("Models"))
         self.tabs.setTabText(0, self.tr("Catalog"))
         self.tabs.setTabText(1, self.tr("On this computer"))
-        self.privacy.setText(self.tr("Models run on this computer. Downloads come from the Hugging Face hub; "
-                                     "nothing you type is sent anywhere."))
+        self.privacy.setText(self.tr("Models run on this computer. Downloads come from the Hugging Face hub, a "
+                                     "mirror or ModelScope (Settings > Download source); nothing you type is sent "
+                                     "anywhere."))
         self.close_button.setText(self.tr("Close"))
         self._say(self._message_source)
         self._update_states()
+        self._show_recommendation()
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.LanguageChange:
@@ -173,6 +184,27 @@ class ModelManagerDialog(QDialog):
     def _show_fits(self, result: tuple[HardwareReport, tuple[VariantFit, ...]]) -> None:
         report, self.fits = result
         self.catalog_page.show_fits(report, self.fits)
+        self.recommendation = recommend_chat_model(self.library.catalog, self.fits, report)
+        self._show_recommendation()
+
+    # ---- the first-run guide's recommendation ------------------------------------------------
+    def _recommended_key(self) -> VariantKey | None:
+        recommendation = self.recommendation
+        return None if recommendation is None else (recommendation.model.id, recommendation.variant.id)
+
+    def _show_recommendation(self) -> None:
+        recommendation = self.recommendation
+        if recommendation is None:
+            self.first_run.show_no_recommendation()
+            return
+        name = f"{recommendation.model.name} ({recommendation.variant.quantization})"
+        self.first_run.show_recommendation(name, render(recommendation.reason))
+        self._update_first_run_box()
+
+    def _update_first_run_box(self) -> None:
+        key = self._recommended_key()
+        if key is not None:
+            self._show_key_in(self.first_run.download_box, key)
 
     def refresh_local(self) -> None:
         self._bridge.run_latest(LOCAL_LANE, self.library.local.models, self._show_local, self._show_error)
@@ -188,10 +220,13 @@ class ModelManagerDialog(QDialog):
         }
         self._update_states()
         self._update_download_box()
+        self._update_first_run_box()
 
     # ---- downloads ---------------------------------------------------------------------------
     def download_selected(self) -> None:
-        key = self.catalog_page.selected_key()
+        self._start_download(self.catalog_page.selected_key())
+
+    def _start_download(self, key: VariantKey | None) -> None:
         if key is None:
             return
         try:
@@ -205,7 +240,9 @@ class ModelManagerDialog(QDialog):
         self.downloads.tick()
 
     def _selected_job_do(self, action: Callable[[DownloadJob], None]) -> None:
-        key = self.catalog_page.selected_key()
+        self._job_do(self.catalog_page.selected_key(), action)
+
+    def _job_do(self, key: VariantKey | None, action: Callable[[DownloadJob], None]) -> None:
         job = self._jobs.get(key) if key is not None else None
         if job is not None and not job.done:
             action(job)
@@ -214,6 +251,7 @@ class ModelManagerDialog(QDialog):
     def _download_progressed(self, _job: DownloadJob, _progress: DownloadProgress) -> None:
         self._update_states()
         self._update_download_box()
+        self._update_first_run_box()
 
     def _download_ended(self, job: DownloadJob) -> None:
         """A download that ended (however) says so and refreshes the local models."""
@@ -233,6 +271,7 @@ class ModelManagerDialog(QDialog):
         self._ended_jobs[key] = job
         self._update_states()
         self._update_download_box()
+        self._update_first_run_box()
         self.refresh_local()
 
     def job(self, key: VariantKey) -> DownloadJob | None:
@@ -246,11 +285,14 @@ class ModelManagerDialog(QDialog):
         self.catalog_page.tree.show_states(states)
 
     def _update_download_box(self) -> None:
-        box = self.catalog_page.download_box
         key = self.catalog_page.selected_key()
         if key is None:
-            box.show_nothing()
+            self.catalog_page.download_box.show_nothing()
             return
+        self._show_key_in(self.catalog_page.download_box, key)
+
+    def _show_key_in(self, box: DownloadBox, key: VariantKey) -> None:
+        """Show ``key``'s download (running, ended or not started) in ``box``."""
         running = self._jobs.get(key)
         ended = self._ended_jobs.get(key)
         if running is not None:
@@ -265,7 +307,9 @@ class ModelManagerDialog(QDialog):
 
     # ---- using, adding, deleting ---------------------------------------------------------------
     def use_selected_variant(self) -> None:
-        key = self.catalog_page.selected_key()
+        self._use_key(self.catalog_page.selected_key())
+
+    def _use_key(self, key: VariantKey | None) -> None:
         model = self._downloaded.get(key) if key is not None else None
         if model is not None:
             self.use_local_model(model)
