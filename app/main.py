@@ -54,6 +54,8 @@ def build_context(home: str | None, *, verbose: bool) -> AppContext:
     log_file = configure_logging(paths.log_dir, verbose=verbose)
     store = SettingsStore(paths)
     load = store.load()
+    if load.settings.bool_value("diagnostics.detailed_log") and not verbose:
+        configure_logging(paths.log_dir, detailed=True)
     for problem in load.problems:
         log.warning("settings: %s", problem.message)
         print(f"unidesk: settings: {problem.message}", file=sys.stderr)

@@ -26,6 +26,7 @@ SECTIONS: tuple[SettingSection, ...] = (
     SettingSection("sampling", "Answers", "Default sampling for new answers."),
     SettingSection("ui", "Appearance", "Language and look of the window."),
     SettingSection("api", "Local API", "An OpenAI-compatible server on 127.0.0.1 for other tools."),
+    SettingSection("diagnostics", "Diagnostics", "What UniDesk writes to its log, for bug reports."),
 )
 
 _AUTO = Choice("auto", "Automatic")
@@ -64,8 +65,9 @@ SETTINGS: tuple[SettingSpec, ...] = (
     SettingSpec(
         "engine.backend", TEXT, "auto", "Backend",
         "Who runs the model. Automatic picks vLLM on unified-memory Linux machines (DGX "
-        "Spark, Grace-Hopper, Jetson) and llama.cpp everywhere else; Remote sends requests to "
-        "an OpenAI-compatible server.",
+        "Spark, Grace-Hopper, Jetson) and llama.cpp everywhere else; vLLM runs Hugging Face "
+        "models wherever vLLM is installed on Linux (an NVIDIA GPU, or vLLM's CPU build); Remote "
+        "sends requests to an OpenAI-compatible server.",
         choices=(_AUTO, Choice("vllm", "vLLM"), Choice("llamacpp", "llama.cpp"),
                  Choice("remote", "Remote server")),
         group="Backend",
@@ -392,6 +394,12 @@ SETTINGS: tuple[SettingSpec, ...] = (
         minimum=1024,
         maximum=65535,
         advanced=True,
+    ),
+    # --- diagnostics ---
+    SettingSpec(
+        "diagnostics.detailed_log", BOOL, False, "Detailed log",
+        "Write debugging details (including llama.cpp's own messages) to the log file, for a bug report. "
+        "Off: the log keeps what matters and stays small. Takes effect at the next start.",
     ),
 )
 

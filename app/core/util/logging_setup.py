@@ -13,8 +13,9 @@ _FORMAT = "%(asctime)s %(levelname)-7s %(threadName)s %(name)s: %(message)s"
 _HANDLER_MARK = "_unidesk_handler"
 
 
-def configure_logging(log_dir: Path, *, verbose: bool = False) -> Path:
-    """Send UniDesk's logs to ``log_dir/unidesk.log`` (rotated) at INFO; with ``verbose``, at DEBUG and to stderr.
+def configure_logging(log_dir: Path, *, verbose: bool = False, detailed: bool = False) -> Path:
+    """Send UniDesk's logs to ``log_dir/unidesk.log`` (rotated) at INFO; at DEBUG with ``detailed`` (the
+    ``diagnostics.detailed_log`` setting) or ``verbose`` (``--verbose``, which also prints to stderr).
 
     INFO keeps the file small for bug reports (llama.cpp's own chatter is DEBUG).
 
@@ -31,7 +32,7 @@ def configure_logging(log_dir: Path, *, verbose: bool = False) -> Path:
     file_handler = logging.handlers.RotatingFileHandler(
         log_file, maxBytes=LOG_FILE_MAX_BYTES, backupCount=LOG_FILE_BACKUPS, encoding="utf-8"
     )
-    level = logging.DEBUG if verbose else logging.INFO
+    level = logging.DEBUG if verbose or detailed else logging.INFO
     file_handler.setLevel(level)
     file_handler.setFormatter(logging.Formatter(_FORMAT))
     setattr(file_handler, _HANDLER_MARK, True)

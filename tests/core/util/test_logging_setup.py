@@ -57,3 +57,23 @@ def test_the_file_keeps_info_and_leaves_debug_out_unless_verbose(tmp_path: Path)
     for handler in _our_handlers():
         handler.flush()
     assert "a verbose detail" in log_file.read_text(encoding="utf-8")
+
+
+def test_detailed_logs_debug_to_the_file_without_a_console(tmp_path: Path) -> None:
+    log_file = configure_logging(tmp_path, detailed=True)
+    assert len(_our_handlers()) == 1
+    logging.getLogger("app.test").debug("a detailed line")
+    for handler in _our_handlers():
+        handler.flush()
+    assert "a detailed line" in log_file.read_text(encoding="utf-8")
+
+
+def test_the_detailed_log_setting_turns_on_debug_at_start(tmp_path: Path) -> None:
+    from app.main import build_context
+
+    (tmp_path / "config").mkdir()
+    (tmp_path / "config" / "settings.toml").write_text("[diagnostics]\ndetailed_log = true\n", encoding="utf-8")
+    build_context(str(tmp_path), verbose=False)
+    assert logging.getLogger().level == logging.DEBUG
+    build_context(str(tmp_path / "other"), verbose=False)
+    assert logging.getLogger().level == logging.INFO
