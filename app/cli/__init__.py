@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import argparse
 
-from app.cli import ask, chat, kb, machine, models, report, serve, settings_command
+from app.cli import ask, chat, conversations, kb, machine, models, report, serve, settings_command
 from app.cli.common import CommandHandler
 from app.context import AppContext
 
 # Every module here exposes ``register(subparsers) -> {command name: handler}``.
-_COMMAND_MODULES = (machine, chat, settings_command, kb, ask, serve, models, report)
+_COMMAND_MODULES = (machine, chat, settings_command, kb, conversations, ask, serve, models, report)
 
 
 def add_commands(parser: argparse.ArgumentParser) -> dict[str, CommandHandler]:

@@ -1,4 +1,4 @@
-"""The main window shell: conversations sidebar slot, chat area slot, gauges dock, model status, menus."""
+"""The main window, composed in one place: conversations, chat, docks, model status, model manager, menus."""
 
 from __future__ import annotations
 
@@ -16,31 +16,39 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QSplitter,
     QStackedWidget,
-    QWidget,
 )
 
 from app.context import AppContext
+from app.core.chat.export import ExportFormat
 from app.core.config import Settings, spec_for
 from app.core.config.schema import same_value
 from app.core.engines.base import LoadedModel
 from app.core.engines.manager import MIN_RETRY_CONTEXT
 from app.core.hardware import HardwareReport, format_report
+from app.core.models.library import ModelLibrary
 from app.core.services.gauge_readings import GaugeSnapshot
 from app.core.services.memory_guardian import guard_engine_manager
 from app.core.util.errors import UserFacingError
 from app.ui.bridge import Bridge
 from app.ui.chat.chat_view import ChatView
 from app.ui.chat.running_answers import FinishedAnswer
+from app.ui.conversations.conversation_files import ConversationFiles
 from app.ui.conversations.conversation_sidebar import ConversationSidebar
 from app.ui.conversations.selection_memory import SelectionMemory
 from app.ui.first_paint import AfterFirstPaint
 from app.ui.gauges.gauge_sampler import GaugeSampler
 from app.ui.gauges.gauges_panel import GaugesPanel
-from app.ui.i18n import follow_language, render, retranslate_qt_parts
+from app.ui.i18n import LanguageSwitcher, follow_language, render, retranslate_qt_parts
 from app.ui.icons import themed_icon
+from app.ui.knowledge.file_drops import install_file_drop
+from app.ui.knowledge.knowledge_access import KnowledgeAccess, knowledge_access_for
+from app.ui.knowledge.knowledge_base_panel import KnowledgeBasePanel
+from app.ui.knowledge.knowledge_dock import KnowledgeDock
 from app.ui.model_loader import ModelLoader
+from app.ui.models.model_manager_dialog import ModelManagerDialog
 from app.ui.settings.declaration_text import declared
 from app.ui.settings.settings_dialog import SettingsDialog
+from app.ui.shortcuts import install_shortcuts
 from app.ui.state.gui_services import ChatServices, GuiServices
 from app.ui.status.memory_notice_bar import MemoryNoticeBar
 from app.ui.status.model_status import ModelStatus
@@ -53,52 +61,69 @@ log = logging.getLogger(__name__)
 
 
 class MainWindow(QMainWindow):
-    """Top-level window. Appears at once; the probe, model loading and gauge readings run on workers.
+    """The whole window, composed here top-down: the conversations sidebar and the chat (or the welcome page),
+    the gauges and knowledge-base docks, the model status, the model manager, the menus and the shortcuts.
 
-    Slots left for the chat half: ``set_conversation_sidebar(widget)`` fills the left sidebar,
-    ``set_chat_view(widget)`` replaces the welcome page, ``add_side_dock(dock)`` tabs a dock
-    (knowledge base) with the gauges.
+    It appears at once; the probe, model loading, gauge readings, the store and the knowledge base work on
+    workers (:class:`Bridge` for short calls, :class:`JobWatcher` for core jobs). ``language`` (the app's
+    switcher) follows the ``ui.language`` setting on Apply. Tests may pass their own ``library`` and
+    ``knowledge`` access and turn the first-run guide off.
     """
 
-    def __init__(self, context: AppContext, services: GuiServices) -> None:
+    def __init__(self, context: AppContext, services: GuiServices, *, language: LanguageSwitcher | None = None,
+                 library: ModelLibrary | None = None, knowledge: KnowledgeAccess | None = None,
+                 first_run_guide: bool = True) -> None:
         super().__init__()
         self._context = context
         self.services = services
+        self.language = language
         self._bridge = Bridge(self)
         self._shut_down = False
         self.first_shown_at: float | None = None
         self._after_first_paint = AfterFirstPaint(self)
         self.hardware_report: HardwareReport | None = None
-        # Called with the new settings after Apply (e.g. the UI language switch of the knowledge panel).
-        self.settings_applied_hooks: list[Callable[[Settings], None]] = []
         self.settings_dialog: SettingsDialog | None = None
+        self.settings_applied_hooks: list[Callable[[Settings], None]] = []
+        """Called with the new settings after Apply, for parts added from outside (the local API switch)."""
         self.setObjectName("mainWindow")
         self.resize(1180, 760)
 
-        self.conversation_sidebar = QWidget(self)
-        self.conversation_sidebar.setObjectName("conversationSidebar")
-        self.conversation_sidebar.setVisible(False)  # the conversations list arrives with the chat core
+        # The centre: conversations on the left, the chat (the welcome page until there is one) on the right.
         self.chat_slot = QStackedWidget(self)
         self.chat_slot.setObjectName("chatSlot")
         self.welcome = WelcomePage(self.chat_slot)
         self.chat_slot.addWidget(self.welcome)
         self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
         self.splitter.setObjectName("mainSplitter")
-        self.splitter.addWidget(self.conversation_sidebar)
-        self.splitter.addWidget(self.chat_slot)
-        self.splitter.setStretchFactor(1, 1)
         self.splitter.setChildrenCollapsible(False)
         self.setCentralWidget(self.splitter)
+        self.chat_view: ChatView | None = None
+        self.sidebar: ConversationSidebar | None = None
+        self.conversation_files: ConversationFiles | None = None
+        if services.chat is not None:
+            self._build_chat(services.chat)
+        self.splitter.addWidget(self.chat_slot)
+        self.splitter.setStretchFactor(self.splitter.indexOf(self.chat_slot), 1)
 
+        # The docks on the right: the gauges, and the knowledge base tabbed with them.
         self.gauges = GaugesPanel(self)
         self.gauges_dock = QDockWidget(self)
         self.gauges_dock.setObjectName("gaugesDock")
         self.gauges_dock.setWidget(self.gauges)
+        self.gauges_dock.setWindowIcon(themed_icon("gauges"))  # shown on its tab beside other docks
+        self.gauges_dock.toggleViewAction().setIcon(themed_icon("gauges"))
         self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.gauges_dock)
         self.sampler = GaugeSampler(services, self)
         self.sampler.snapshot_ready.connect(self._show_snapshot)
         self.gauges_dock.visibilityChanged.connect(self._gauges_visibility_changed)
+        self.knowledge = knowledge or knowledge_access_for(services, context.paths)
+        self.knowledge_panel = KnowledgeBasePanel(self.knowledge, self)
+        self.knowledge_dock = KnowledgeDock(self.knowledge_panel, self)
+        self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.knowledge_dock)
+        self.tabifyDockWidget(self.gauges_dock, self.knowledge_dock)
+        install_file_drop(self.chat_slot, self._drop_on_chat)
 
+        # The model: its status below, loading in the background, the model manager.
         self.model_status = ModelStatus(self)
         self.statusBar().addWidget(self.model_status, 1)
         self.loader = ModelLoader(services.engine_manager, self._bridge, self)
@@ -117,29 +142,36 @@ class MainWindow(QMainWindow):
         self.guardian = guard_engine_manager(services.engine_manager, services.live_settings.get)
         self.guardian.add_listener(self.memory_notice.deliver)
         self.after_first_paint(self.guardian.start)
-
-        self._build_menus()
-        self.welcome.load_requested.connect(self.choose_model_file)
+        self.library = library or ModelLibrary.open(context.paths, services.live_settings.get())
+        self.model_manager = ModelManagerDialog(self.library, services.machine.current, services.live_settings.get,
+                                                self.load_model, self)
+        self.welcome.load_requested.connect(self.open_models)
         self.welcome.settings_requested.connect(self.open_settings)
-        self.chat_view: ChatView | None = None
-        self.sidebar: ConversationSidebar | None = None
-        if services.chat is not None:
-            self._build_chat(services.chat)
+
+        # Menus, then the shortcuts (which leave keys the menus and buttons already use to them).
+        self.menus = WindowMenus(
+            self, models=self.open_models, load_file=self.choose_model_file, load_folder=self.choose_model_folder,
+            unload=self.unload_model, settings=self.open_settings,
+            export_conversation=self.export_conversation if self.conversation_files is not None else None,
+            import_conversation=self.import_conversation if self.conversation_files is not None else None)
+        self.models_action, self.load_action = self.menus.models_action, self.menus.load_action
+        self.load_folder_action, self.unload_action = self.menus.load_folder_action, self.menus.unload_action
+        self.settings_action, self.quit_action = self.menus.settings_action, self.menus.quit_action
+        self.file_menu, self.view_menu = self.menus.file_menu, self.menus.view_menu
+        self.menus.add_dock(self.gauges_dock)
+        self.menus.add_dock(self.knowledge_dock)
+        self.file_menu.aboutToShow.connect(self._enable_conversation_actions)
+        self._enable_conversation_actions()
+        self.shortcuts = install_shortcuts(self, self._shortcut_handlers())
+
+        # The saved layout (every dock exists now), the language, and what waits for the first frame.
         self.layout_store = WindowLayout(context.paths.config_dir)
         self.layout_store.restore(self, self.splitter)
         follow_language(self, self.retranslate_ui)
-
-    # ---- building --------------------------------------------------------------------
-    def _build_menus(self) -> None:
-        self.menus = WindowMenus(self, load_file=self.choose_model_file, load_folder=self.choose_model_folder,
-                                 unload=self.unload_model, settings=self.open_settings)
-        self.load_action, self.load_folder_action = self.menus.load_action, self.menus.load_folder_action
-        self.unload_action, self.settings_action = self.menus.unload_action, self.menus.settings_action
-        self.quit_action = self.menus.quit_action
-        self.file_menu, self.view_menu = self.menus.file_menu, self.menus.view_menu
-        self.gauges_dock.setWindowIcon(themed_icon("gauges"))  # shown on its tab beside other docks
-        self.gauges_dock.toggleViewAction().setIcon(themed_icon("gauges"))
-        self.menus.add_dock(self.gauges_dock)
+        self.after_first_paint(self.knowledge_panel.start)
+        settings = services.live_settings.get()
+        if first_run_guide and not settings.str_value("model.path").strip() and not self.library.local.models():
+            self.after_first_paint(lambda: self.model_manager.open_manager(first_run=True))
 
     def retranslate_ui(self) -> None:
         """Title, menus, actions, the docks' titles and the settings problems in the current language (the
@@ -147,15 +179,18 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(self.tr("UniDesk"))
         name_dock(self.gauges_dock, self.tr("Gauges"), self.tr("&Gauges"))
         self.menus.retranslate_ui()
+        self.shortcuts.retranslate_ui()
         retranslate_qt_parts(self)
         self._show_settings_problems()
 
     def _build_chat(self, chat: ChatServices) -> None:
         """The conversations sidebar and the chat view, wired to each other and to the model state."""
         sidebar = ConversationSidebar(chat.store, SelectionMemory(self._context.paths.config_dir), self)
+        sidebar.setObjectName("conversationSidebar")
         view = ChatView(chat.store, chat.session, self)
-        self.set_conversation_sidebar(sidebar)
-        self.set_chat_view(view)
+        self.splitter.addWidget(sidebar)
+        self.chat_slot.addWidget(view)
+        self.chat_slot.setCurrentWidget(view)
         self.sidebar, self.chat_view = sidebar, view
         sidebar.conversation_selected.connect(view.show_conversation)
         sidebar.delete_requested.connect(view.delete_conversation)
@@ -163,9 +198,15 @@ class MainWindow(QMainWindow):
         view.conversation_created.connect(sidebar.select)
         view.conversations_changed.connect(sidebar.refresh)
         view.running_changed.connect(sidebar.set_running)
-        view.load_model_requested.connect(self.choose_model_file)
+        view.load_model_requested.connect(self.open_models)
         view.settings_requested.connect(self.open_settings)
         view.answer_finished.connect(self._answer_finished)
+        files = ConversationFiles(chat.store, Bridge(self, serial=True), self)
+        files.exported.connect(lambda path: view.notice.show_notice(
+            "conversation-file", lambda: self.tr("The conversation was exported to {0}").format(path), level="info"))
+        files.imported.connect(self._conversation_imported)
+        files.failed.connect(lambda message: view.notice.show_notice("conversation-file", message))
+        self.conversation_files = files
         sidebar.restore_selection()
         problems = self._context.settings_load.problems
         if problems:  # the welcome page that lists them is covered by the chat view
@@ -173,6 +214,22 @@ class MainWindow(QMainWindow):
                 "settings", lambda: self.tr("Some settings were not valid and use their defaults: {0}").format(
                     "; ".join(render(problem.message) for problem in problems)),
                 level="warning", action="settings", action_text=lambda: self.tr("Settings…"))
+
+    def _shortcut_handlers(self) -> dict[str, Callable[[], object]]:
+        handlers: dict[str, Callable[[], object]] = {"focus_knowledge_base": self.knowledge_dock.show_and_focus}
+        view, sidebar = self.chat_view, self.sidebar
+        if view is not None:
+            handlers["send"] = view.send
+            handlers["stop"] = view.stop
+        if sidebar is not None:
+            handlers["new_chat"] = sidebar.new_conversation
+
+            def search() -> None:
+                sidebar.search.setFocus()
+                sidebar.search.selectAll()
+
+            handlers["search"] = search
+        return handlers
 
     def _answer_finished(self, outcome: FinishedAnswer) -> None:
         """A finished answer's own figures go to the speed gauge (more exact than the engine's window)."""
@@ -191,26 +248,34 @@ class MainWindow(QMainWindow):
             lines.append(self.tr("The original file was kept as {0}").format(Path(load.backup_path).name))
         self.welcome.show_settings_problems(lines)
 
-    # ---- slots for the chat half ---------------------------------------------------------
-    def set_conversation_sidebar(self, widget: QWidget) -> None:
-        """Put the conversations list in the left sidebar and show it."""
-        index = self.splitter.indexOf(self.conversation_sidebar)
-        widget.setObjectName("conversationSidebar")
-        self.splitter.replaceWidget(index, widget)
-        self.conversation_sidebar.deleteLater()
-        self.conversation_sidebar = widget
-        widget.setVisible(True)
+    def _drop_on_chat(self, dropped: list[Path]) -> None:
+        """Files dropped on the chat go to the knowledge base (its dock comes to the front)."""
+        self.knowledge_dock.show()
+        self.knowledge_dock.raise_()
+        self.knowledge_panel.add_paths(dropped)
 
-    def set_chat_view(self, widget: QWidget) -> None:
-        """Show ``widget`` in the central area instead of the welcome page."""
-        self.chat_slot.addWidget(widget)
-        self.chat_slot.setCurrentWidget(widget)
+    # ---- conversations as files -----------------------------------------------------------
+    def export_conversation(self, export_format: ExportFormat) -> None:
+        """File > Export conversation: the one on show, as Markdown (to read) or JSON (to import again)."""
+        view, files = self.chat_view, self.conversation_files
+        if view is None or files is None or view.conversation_id is None:
+            return
+        files.export_conversation(view.conversation_id, export_format)
 
-    def add_side_dock(self, dock: QDockWidget) -> None:
-        """Add a dock on the right, tabbed with the gauges (it needs an objectName for the saved layout)."""
-        self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
-        self.tabifyDockWidget(self.gauges_dock, dock)
-        self.menus.add_dock(dock)
+    def import_conversation(self) -> None:
+        """File > Import conversation: a JSON export becomes a new conversation, shown at once."""
+        if self.conversation_files is not None:
+            self.conversation_files.import_conversation()
+
+    def _conversation_imported(self, conversation_id: str) -> None:
+        if self.sidebar is not None:
+            self.sidebar.select(conversation_id)
+
+    def _enable_conversation_actions(self) -> None:
+        shown = self.chat_view is not None and self.chat_view.conversation_id is not None
+        for action in (self.menus.export_markdown_action, self.menus.export_json_action):
+            if action is not None:
+                action.setEnabled(shown)
 
     # ---- start-up ----------------------------------------------------------------------
     def showEvent(self, event: QShowEvent) -> None:
@@ -248,6 +313,10 @@ class MainWindow(QMainWindow):
         self.welcome.set_machine_summary(lambda: self.tr("Could not look at this machine: {0}").format(error))
 
     # ---- models ------------------------------------------------------------------------
+    def open_models(self) -> None:
+        """The model manager: download a model that fits, add your own, switch."""
+        self.model_manager.open_manager()
+
     def choose_model_file(self) -> None:
         path, _ = QFileDialog.getOpenFileName(
             self, self.tr("Load a model"), self._model_folder(), self.tr("GGUF models (*.gguf);;All files (*)")
@@ -353,6 +422,8 @@ class MainWindow(QMainWindow):
         changed = [key for key in settings if not same_value(settings[key], previous[key])]
         self._context.settings_store.save(settings)  # raises UserFacingError with the reason
         self.services.live_settings.replace(settings)
+        if self.language is not None:
+            self.language.apply(settings.str_value("ui.language"))
         for hook in self.settings_applied_hooks:
             hook(settings)
         app = QApplication.instance()
@@ -394,14 +465,19 @@ class MainWindow(QMainWindow):
 
     # ---- shutdown ----------------------------------------------------------------------
     def shutdown(self) -> None:
-        """Stop timers and wait briefly for background jobs so none outlives the window."""
+        """Stop timers, answers, indexing (it resumes next time) and downloads (their partial files are kept),
+        and wait briefly for background work so none outlives the window; the chat services close after this."""
         if self._shut_down:
             return
         self._shut_down = True
         self.guardian.stop()
         self.sampler.stop()
+        self.knowledge_panel.shutdown()
+        self.model_manager.shutdown()
         if self.chat_view is not None:
             self.chat_view.shutdown()
+        self.knowledge.close()
+        self.library.close()
         if self.sidebar is not None:
             self.sidebar.wait(3000)
         if self.settings_dialog is not None:

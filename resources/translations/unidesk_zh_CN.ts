@@ -512,6 +512,29 @@
     </message>
 </context>
 <context>
+    <name>ConversationFiles</name>
+    <message>
+        <source>Markdown (*.md)</source>
+        <translation>Markdown (*.md)</translation>
+    </message>
+    <message>
+        <source>UniDesk conversation (*.json)</source>
+        <translation>UniDesk 对话 (*.json)</translation>
+    </message>
+    <message>
+        <source>Export conversation</source>
+        <translation>导出对话</translation>
+    </message>
+    <message>
+        <source>Import conversation</source>
+        <translation>导入对话</translation>
+    </message>
+    <message>
+        <source>UniDesk conversation (*.json);;All files (*)</source>
+        <translation>UniDesk 对话 (*.json);;所有文件 (*)</translation>
+    </message>
+</context>
+<context>
     <name>ConversationSidebar</name>
     <message>
         <source>Pinned</source>
@@ -646,23 +669,23 @@
     </message>
     <message>
         <source>this PDF has no text layer and text recognition found no text in it</source>
-        <translation type="unfinished"></translation>
+        <translation>此 PDF 没有文字层，文字识别也未找到任何文字</translation>
     </message>
     <message>
         <source>text recognition is turned off</source>
-        <translation type="unfinished"></translation>
+        <translation>文字识别已关闭</translation>
     </message>
     <message>
         <source>text recognition is not installed</source>
-        <translation type="unfinished"></translation>
+        <translation>未安装文字识别组件</translation>
     </message>
     <message>
         <source>this picture is damaged or not a PNG/JPEG image</source>
-        <translation type="unfinished"></translation>
+        <translation>此图片已损坏，或不是 PNG/JPEG 图片</translation>
     </message>
     <message>
         <source>no text was recognised in this picture</source>
-        <translation type="unfinished"></translation>
+        <translation>此图片中没有识别出文字</translation>
     </message>
     <message>
         <source>this PDF is protected by a password</source>
@@ -698,43 +721,43 @@
     </message>
     <message>
         <source>the file is {0} MB, more than the {1} MB limit for one file</source>
-        <translation type="unfinished"></translation>
+        <translation>文件大小为 {0} MB，超过单个文件 {1} MB 的上限</translation>
     </message>
     <message>
         <source>reading it took longer than {0} s, so it was stopped</source>
-        <translation type="unfinished"></translation>
+        <translation>读取耗时超过 {0} 秒，已被停止</translation>
     </message>
     <message>
         <source>reading it needed more than the {0} MB of memory allowed</source>
-        <translation type="unfinished"></translation>
+        <translation>读取它所需的内存超过允许的 {0} MB</translation>
     </message>
     <message>
         <source>reading it crashed the reader process ({0})</source>
-        <translation type="unfinished"></translation>
+        <translation>读取它导致读取进程崩溃（{0}）</translation>
     </message>
     <message>
         <source>it was killed, probably for using too much memory</source>
-        <translation type="unfinished"></translation>
+        <translation>进程被终止，可能是占用内存过多</translation>
     </message>
     <message>
         <source>reading it was interrupted {0} times (the app stopped meanwhile)</source>
-        <translation type="unfinished"></translation>
+        <translation>读取它已被中断 {0} 次（期间应用停止了）</translation>
     </message>
     <message>
         <source>it would inflate to {0} MB, more than the {1} MB allowed</source>
-        <translation type="unfinished"></translation>
+        <translation>解压后将达到 {0} MB，超过允许的 {1} MB</translation>
     </message>
     <message>
         <source>its part {0} is compressed {1}:1, as zip bombs are</source>
-        <translation type="unfinished"></translation>
+        <translation>其中的部件 {0} 压缩比为 {1}:1，与压缩炸弹相同</translation>
     </message>
     <message>
         <source>it holds {0} parts, more than the {1} allowed</source>
-        <translation type="unfinished"></translation>
+        <translation>它包含 {0} 个部件，超过允许的 {1} 个</translation>
     </message>
     <message>
         <source>its structure is nested too deeply to read</source>
-        <translation type="unfinished"></translation>
+        <translation>其结构嵌套过深，无法读取</translation>
     </message>
     <message>
         <source>There is nothing to index in it.</source>
@@ -766,23 +789,23 @@
     </message>
     <message>
         <source>Supported: text, Markdown, reStructuredText, PDF, DOCX, HTML, CSV, source code and pictures of text.</source>
-        <translation type="unfinished"></translation>
+        <translation>支持：文本、Markdown、reStructuredText、PDF、DOCX、HTML、CSV、源代码和含文字的图片。</translation>
     </message>
     <message>
         <source>Turn on text recognition (kb.ocr) in Settings, or run OCR on it and add the result.</source>
-        <translation type="unfinished"></translation>
+        <translation>请在设置中打开文字识别（kb.ocr），或先对其做 OCR 再添加结果。</translation>
     </message>
     <message>
         <source>Turn on text recognition (kb.ocr) in Settings to add pictures of text.</source>
-        <translation type="unfinished"></translation>
+        <translation>请在设置中打开文字识别（kb.ocr）以添加含文字的图片。</translation>
     </message>
     <message>
         <source>Open it in an image viewer and save it again, then retry.</source>
-        <translation type="unfinished"></translation>
+        <translation>请用看图软件打开并重新保存，然后重试。</translation>
     </message>
     <message>
         <source>Install the rapidocr and onnxruntime packages, then add the picture again.</source>
-        <translation type="unfinished"></translation>
+        <translation>请安装 rapidocr 和 onnxruntime 软件包，然后重新添加图片。</translation>
     </message>
     <message>
         <source>Save it as .docx (Word: File &gt; Save As) and add that.</source>
@@ -842,27 +865,27 @@
     </message>
     <message>
         <source>Split it into smaller files, or raise &apos;Largest file&apos; (kb.max_file_mb) in the settings.</source>
-        <translation type="unfinished"></translation>
+        <translation>请把它拆分成较小的文件，或在设置中调高“最大文件”（kb.max_file_mb）。</translation>
     </message>
     <message>
         <source>The file may be damaged or unusually complex; it is not retried until it changes. Raise &apos;Time to read one file&apos; (kb.read_timeout_seconds) in the settings and add it again to retry.</source>
-        <translation type="unfinished"></translation>
+        <translation>该文件可能已损坏或异常复杂；在它改变之前不会重试。可在设置中调高“读取单个文件的时限”（kb.read_timeout_seconds）后重新添加以重试。</translation>
     </message>
     <message>
         <source>Split the file, or raise &apos;Memory to read one file&apos; (kb.read_memory_mb) in the settings and add it again.</source>
-        <translation type="unfinished"></translation>
+        <translation>请拆分该文件，或在设置中调高“读取单个文件的内存”（kb.read_memory_mb）后重新添加。</translation>
     </message>
     <message>
         <source>The file is not retried until it changes; if it opens in other programs, re-save it and add it again.</source>
-        <translation type="unfinished"></translation>
+        <translation>在该文件改变之前不会重试；如果它能在其他程序中打开，请重新保存后再添加。</translation>
     </message>
     <message>
         <source>It is not retried until it changes; remove it and add it again to retry.</source>
-        <translation type="unfinished"></translation>
+        <translation>在它改变之前不会重试；如需重试，请将其移除后重新添加。</translation>
     </message>
     <message>
         <source>It is refused before anything is unpacked; if it is a genuine document, re-save it in Word.</source>
-        <translation type="unfinished"></translation>
+        <translation>它在解压任何内容之前即被拒绝；如果它是正常文档，请在 Word 中重新保存。</translation>
     </message>
     <message>
         <source>{0}: {1}</source>
@@ -947,27 +970,27 @@
     <name>EmbeddingChoice</name>
     <message>
         <source>Using {0} (English only) until {1} is downloaded; chosen because {2}.</source>
-        <translation type="unfinished"></translation>
+        <translation>在 {1} 下载完成之前使用 {0}（仅英文）；选择理由：{2}。</translation>
     </message>
     <message>
         <source>Using {0}: {1}.</source>
-        <translation type="unfinished"></translation>
+        <translation>正在使用 {0}：{1}。</translation>
     </message>
     <message>
         <source>it is set in Settings (kb.embedding_model)</source>
-        <translation type="unfinished"></translation>
+        <translation>已在设置中指定（kb.embedding_model）</translation>
     </message>
     <message>
         <source>a GPU with {0} GiB: Qwen3-Embedding-0.6B, the strongest multilingual model that fits beside a chat model (MMTEB 64.3)</source>
-        <translation type="unfinished"></translation>
+        <translation>GPU 显存 {0} GiB：Qwen3-Embedding-0.6B，能与对话模型同时放下的最强多语言模型（MMTEB 64.3）</translation>
     </message>
     <message>
         <source>a GPU with {0} GiB: bge-m3, a strong multilingual model (MMTEB 59.6)</source>
-        <translation type="unfinished"></translation>
+        <translation>GPU 显存 {0} GiB：bge-m3，较强的多语言模型（MMTEB 59.6）</translation>
     </message>
     <message>
         <source>no GPU with room for a larger model: multilingual-e5-small, fast on a CPU and trained for Chinese, English and 100 other languages</source>
-        <translation type="unfinished"></translation>
+        <translation>没有能放下更大模型的 GPU：multilingual-e5-small，在 CPU 上速度快，支持中文、英文等 100 多种语言</translation>
     </message>
 </context>
 <context>
@@ -1102,48 +1125,49 @@
     <name>HelpMenu</name>
     <message>
         <source>&amp;Help</source>
-        <translation type="unfinished"></translation>
+        <translation>帮助(&amp;H)</translation>
     </message>
     <message>
         <source>&amp;About UniDesk</source>
-        <translation type="unfinished"></translation>
+        <translation>关于 UniDesk(&amp;A)</translation>
     </message>
     <message>
         <source>Open the &amp;log folder</source>
-        <translation type="unfinished"></translation>
+        <translation>打开日志文件夹(&amp;L)</translation>
     </message>
     <message>
         <source>&amp;Copy a diagnostic report</source>
-        <translation type="unfinished"></translation>
+        <translation>复制诊断报告(&amp;C)</translation>
     </message>
     <message>
         <source>Machine, settings without secrets and the last log lines, for a bug report</source>
-        <translation type="unfinished"></translation>
+        <translation>本机信息、设置（不含密钥）和最近的日志，用于报告问题</translation>
     </message>
     <message>
         <source>A private AI assistant: models and documents stay on this machine.</source>
-        <translation type="unfinished"></translation>
+        <translation>私人 AI 助手：模型和文档都留在这台电脑上。</translation>
     </message>
     <message>
         <source>UniDesk is licensed under Apache-2.0. It is built from:</source>
-        <translation type="unfinished"></translation>
+        <translation>UniDesk 以 Apache-2.0 许可发布，使用了以下组件：</translation>
     </message>
     <message>
         <source>About UniDesk</source>
-        <translation type="unfinished"></translation>
+        <translation>关于 UniDesk</translation>
     </message>
     <message>
         <source>Log folder</source>
-        <translation type="unfinished"></translation>
+        <translation>日志文件夹</translation>
     </message>
     <message>
         <source>This system has no file manager to open it. The log is in:
 {0}</source>
-        <translation type="unfinished"></translation>
+        <translation>系统中没有可以打开它的文件管理器。日志位于：
+{0}</translation>
     </message>
     <message>
         <source>A diagnostic report is on the clipboard: paste it into your bug report.</source>
-        <translation type="unfinished"></translation>
+        <translation>诊断报告已复制到剪贴板：请粘贴到你的问题报告中。</translation>
     </message>
 </context>
 <context>
@@ -1280,11 +1304,11 @@
     </message>
     <message>
         <source>There are no indexed passages to check.</source>
-        <translation type="unfinished"></translation>
+        <translation>没有已索引的段落可供检查。</translation>
     </message>
     <message>
         <source>Add documents first: unidesk kb add PATH...</source>
-        <translation type="unfinished"></translation>
+        <translation>请先添加文档：unidesk kb add PATH...</translation>
     </message>
 </context>
 <context>
@@ -1558,15 +1582,15 @@
     </message>
     <message>
         <source>over a size limit</source>
-        <translation type="unfinished"></translation>
+        <translation>超出大小限制</translation>
     </message>
     <message>
         <source>took too long to read</source>
-        <translation type="unfinished"></translation>
+        <translation>读取耗时过长</translation>
     </message>
     <message>
         <source>crashed the reader</source>
-        <translation type="unfinished"></translation>
+        <translation>导致读取进程崩溃</translation>
     </message>
     <message>
         <source>unknown problem</source>
@@ -1578,15 +1602,15 @@
     </message>
     <message>
         <source>Keywords only (embedding…)</source>
-        <translation type="unfinished"></translation>
+        <translation>仅关键词（正在嵌入…）</translation>
     </message>
     <message>
         <source>Found by keywords and by meaning.</source>
-        <translation type="unfinished"></translation>
+        <translation>可按关键词和语义找到。</translation>
     </message>
     <message>
         <source>Found by keywords now; by meaning once its vectors are computed.</source>
-        <translation type="unfinished"></translation>
+        <translation>现在可按关键词找到；向量计算完成后也可按语义找到。</translation>
     </message>
     <message>
         <source>Loading the embedding model…</source>
@@ -1610,7 +1634,7 @@
     </message>
     <message>
         <source>Indexing documents: {0} of {1} findable by keywords, {2} by meaning…</source>
-        <translation type="unfinished"></translation>
+        <translation>正在索引文档：{1} 个中已有 {0} 个可按关键词找到，{2} 个可按语义找到…</translation>
     </message>
     <message>
         <source>Indexing documents…</source>
@@ -1999,6 +2023,26 @@
         <translation>仪表</translation>
     </message>
     <message>
+        <source>Download, add, delete and switch models</source>
+        <translation>下载、添加、删除和切换模型</translation>
+    </message>
+    <message>
+        <source>&amp;Models…</source>
+        <translation>模型(&amp;M)…</translation>
+    </message>
+    <message>
+        <source>&amp;Export conversation as Markdown…</source>
+        <translation>将对话导出为 Markdown(&amp;E)…</translation>
+    </message>
+    <message>
+        <source>Export conversation as &amp;JSON…</source>
+        <translation>将对话导出为 JSON(&amp;J)…</translation>
+    </message>
+    <message>
+        <source>&amp;Import conversation…</source>
+        <translation>导入对话(&amp;I)…</translation>
+    </message>
+    <message>
         <source>&amp;Load model…</source>
         <translation>加载模型(&amp;L)…</translation>
     </message>
@@ -2029,6 +2073,10 @@
     <message>
         <source>&amp;Gauges</source>
         <translation>仪表(&amp;G)</translation>
+    </message>
+    <message>
+        <source>The conversation was exported to {0}</source>
+        <translation>对话已导出到 {0}</translation>
     </message>
     <message>
         <source>Some settings were not valid and use their defaults: {0}</source>
@@ -2493,6 +2541,14 @@
         <translation>请释放磁盘空间，或在设置中选择其他模型文件夹（model.folder）。</translation>
     </message>
     <message>
+        <source>No download source could provide {0}: {1}.</source>
+        <translation>没有任何下载来源能提供 {0}：{1}。</translation>
+    </message>
+    <message>
+        <source>Check the internet connection, or choose another download source in Settings (model.download_source); the download resumes where it stopped.</source>
+        <translation>请检查网络连接，或在设置中选择其他下载来源（model.download_source）；下载会从中断处继续。</translation>
+    </message>
+    <message>
         <source>{0} has no model files to download.</source>
         <translation>{0} 没有可下载的模型文件。</translation>
     </message>
@@ -2575,6 +2631,18 @@
     <message>
         <source>{0} did not answer within {1:.0f} s</source>
         <translation>{0} 在 {1:.0f} 秒内没有响应</translation>
+    </message>
+    <message>
+        <source>Cannot reach {0}: this computer seems to be offline (the name could not be looked up)</source>
+        <translation>无法连接 {0}：这台电脑似乎没有联网（无法解析域名）</translation>
+    </message>
+    <message>
+        <source>Cannot reach {0}: the connection was refused</source>
+        <translation>无法连接 {0}：连接被拒绝</translation>
+    </message>
+    <message>
+        <source>Cannot reach {0}: the secure connection failed (a proxy or the system clock?)</source>
+        <translation>无法连接 {0}：安全连接失败（代理设置或系统时间有误？）</translation>
     </message>
     <message>
         <source>Cannot reach {0}: {1}</source>
@@ -3616,11 +3684,11 @@
     </message>
     <message>
         <source>Recognise scanned pages</source>
-        <translation type="unfinished"></translation>
+        <translation>识别扫描页面</translation>
     </message>
     <message>
         <source>Read the text of scanned PDF pages and of pictures (PNG, JPEG) you add, with text recognition (OCR) for Chinese and English that runs on this computer. It runs in the background and takes about a second per page. Off: such pages are left out.</source>
-        <translation type="unfinished"></translation>
+        <translation>用在本机运行的中英文文字识别（OCR）读取扫描版 PDF 页面和您添加的图片（PNG、JPEG）中的文字。它在后台运行，每页约需一秒。关闭时跳过这些页面。</translation>
     </message>
     <message>
         <source>Pause indexing while answering</source>
@@ -3648,39 +3716,39 @@
     </message>
     <message>
         <source>Sentence-embedding model used to index documents: a name or a local folder. Automatic picks a multilingual model for this computer (multilingual-e5-small without a GPU, a stronger one with a GPU) and downloads it on first use; until then the bundled English all-MiniLM-L6-v2 is used. Changing it re-embeds the knowledge base in the background; search uses the old vectors until the new ones are complete.</source>
-        <translation type="unfinished"></translation>
+        <translation>用于索引文档的句向量模型：名称或本地文件夹。“自动”会为本机选择多语言模型（无 GPU 时用 multilingual-e5-small，有 GPU 时用更强的模型），并在首次使用时下载；下载完成前使用内置的英文模型 all-MiniLM-L6-v2。更换后知识库在后台重新生成向量，完成之前搜索继续使用旧向量。</translation>
     </message>
     <message>
         <source>Re-order the found passages with a second model before answering, where it pays: the top 40 on a GPU, the top 10 on a CPU with 4 or more cores, none on smaller CPUs or when the reranker model is not on this computer.</source>
-        <translation type="unfinished"></translation>
+        <translation>回答前用第二个模型对找到的段落重新排序（仅在划算时）：GPU 上排前 40 段，4 核及以上 CPU 上排前 10 段，较小的 CPU 或本机没有重排序模型时不排序。</translation>
     </message>
     <message>
         <source>Largest file</source>
-        <translation type="unfinished"></translation>
+        <translation>最大文件</translation>
     </message>
     <message>
         <source>Files bigger than this are not added to the knowledge base (they are listed as failed, with the reason), so one huge file cannot fill the memory or the disk.</source>
-        <translation type="unfinished"></translation>
+        <translation>大于此大小的文件不会加入知识库（会列为失败并注明原因），以免一个巨大的文件占满内存或磁盘。</translation>
     </message>
     <message>
         <source>MB</source>
-        <translation type="unfinished"></translation>
+        <translation>MB</translation>
     </message>
     <message>
         <source>Time to read one file</source>
-        <translation type="unfinished"></translation>
+        <translation>读取单个文件的时限</translation>
     </message>
     <message>
         <source>Reading one file (before its text is embedded) is stopped after this long; the file is listed as failed and not tried again until it changes.</source>
-        <translation type="unfinished"></translation>
+        <translation>读取单个文件（在嵌入其文本之前）超过此时长即被停止；该文件列为失败，在它改变之前不会再尝试。</translation>
     </message>
     <message>
         <source>Memory to read one file</source>
-        <translation type="unfinished"></translation>
+        <translation>读取单个文件的内存</translation>
     </message>
     <message>
         <source>Files are read in a separate process that may use at most this much memory; a file that needs more is listed as failed instead of slowing down or stopping the app.</source>
-        <translation type="unfinished"></translation>
+        <translation>文件在单独的进程中读取，该进程最多使用这么多内存；需要更多内存的文件会列为失败，而不会拖慢或中止应用。</translation>
     </message>
     <message>
         <source>Never</source>
@@ -4097,17 +4165,6 @@
     <message>
         <source>Looking at this machine…</source>
         <translation>正在查看本机…</translation>
-    </message>
-</context>
-<context>
-    <name>_WindowTexts</name>
-    <message>
-        <source>&amp;Models…</source>
-        <translation>模型(&amp;M)…</translation>
-    </message>
-    <message>
-        <source>Download, add, delete and switch models</source>
-        <translation>下载、添加、删除和切换模型</translation>
     </message>
 </context>
 </TS>

@@ -113,11 +113,15 @@ def app_context(isolated_environment: Path) -> AppContext:
 
 @pytest.fixture
 def open_window(qtbot: Any) -> Iterator[Callable[..., MainWindow]]:
-    """Opens real main windows (shown, offscreen); closes them and unloads their models afterwards."""
+    """Opens real main windows (shown, offscreen); closes them and unloads their models afterwards.
+
+    ``options`` go to MainWindow (``library``, ``knowledge``, ``language``); the first-run guide stays off
+    unless a test asks for it (``first_run_guide=True``): a fresh test home has no model."""
     windows: list[MainWindow] = []
 
-    def open_one(context: AppContext, services: GuiServices) -> MainWindow:
-        window = MainWindow(context, services)
+    def open_one(context: AppContext, services: GuiServices, **options: Any) -> MainWindow:
+        options.setdefault("first_run_guide", False)
+        window = MainWindow(context, services, **options)
         qtbot.addWidget(window)
         window.show()
         qtbot.waitExposed(window)

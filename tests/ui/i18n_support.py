@@ -38,7 +38,6 @@ from app.ui.conversations.conversation_sidebar import ConversationSidebar
 from app.ui.i18n import LanguageSwitcher
 from app.ui.main_window import MainWindow
 from app.ui.settings.settings_dialog import SettingsDialog
-from app.ui.window_extras import KnowledgeAndModels, install_knowledge_and_models
 from tests.ui.chat_support import ChatWindows, chat_of
 from tests.ui.models_support import make_library
 
@@ -46,7 +45,7 @@ from tests.ui.models_support import make_library
 # in their own language (the language menu offers "English").
 KEPT_WORDS = {"UniDesk", "GGUF", "Hugging", "Face", "Hub", "vLLM", "llama", "cpp", "GiB", "MiB", "KiB", "GB", "MB",
               "kB", "PDF", "Word", "Markdown", "KV", "HF_TOKEN", "GPU", "CPU", "Q4_K_M", "English", "Ctrl", "Shift",
-              "Enter", "Esc", "Top", "OpenAI", "API", "URL", "http", "https", "chromadb", "ms", "tok"}
+              "Enter", "Esc", "Top", "OpenAI", "API", "URL", "http", "https", "chromadb", "ms", "tok", "JSON"}
 ENGLISH_WORD = re.compile(r"[A-Za-z][A-Za-z_]+")
 
 
@@ -146,10 +145,9 @@ CODE_NAMES = ["python", "length_km"]
 @dataclass
 class MainViews:
     """A real main window with the chat (a question and an answer citing two files, one of them a PDF page), the
-    gauges, the knowledge-base dock and the model manager installed, and the settings dialog open."""
+    gauges, the knowledge-base dock and the model manager, and the settings dialog open."""
 
     window: MainWindow
-    installed: KnowledgeAndModels
     view: ChatView
     sidebar: ConversationSidebar
     settings: SettingsDialog
@@ -162,35 +160,29 @@ class MainViews:
 @contextmanager
 def opened_main_views(qtbot: Any, chat_windows: ChatWindows, context: AppContext, folder: Path, model: Path,
                       language: LanguageSwitcher) -> Iterator[MainViews]:
-    """Open the main views over ``model`` (files under ``folder``); the knowledge base and the model manager stop
-    before the window closes."""
-    window = chat_windows.open(model)
-    installed = install_knowledge_and_models(window, window.services, context.paths, language=language,
-                                             library=make_library(folder / "library"))
-    try:
-        view, sidebar, store = chat_of(window)
-        report, notes = folder / "docs" / "report.pdf", folder / "docs" / "bees.md"
-        report.parent.mkdir(parents=True, exist_ok=True)
-        report.write_bytes(b"%PDF-1.4\n% a stand-in; no viewer is started in tests\n%%EOF\n")
-        notes.write_text("# 蜂群\n\n工蜂用舞蹈指出花的位置。\n", encoding="utf-8")
-        conversation = store.create_conversation()
-        question = store.add_message(conversation.id, "user", QUESTION, None)
-        store.add_message(conversation.id, "assistant", "大约四十公里。", question.id, finish_reason="stop",
-                          model="tiny-model")  # an earlier answer: the cited one is its alternative
-        citations = (Citation(1, str(report), 3, "", 7, True, "海底电缆全长 42 公里。"),
-                     Citation(2, str(notes), None, "蜂群", 8, True, "工蜂用舞蹈指出花的位置。"))
-        answer = store.add_message(conversation.id, "assistant", ANSWER, question.id, finish_reason="stop",
-                                   citations=citations, model="tiny-model")
-        sidebar.refresh(select=conversation.id)
-        qtbot.waitUntil(lambda: view.meter.budget is not None, timeout=30_000)  # the context preview has run
-        window.gauges_dock.raise_()
-        qtbot.waitUntil(lambda: window.gauges.memory_gauge.snapshot is not None, timeout=30_000)
-        window.open_settings()
-        settings = window.settings_dialog
-        assert settings is not None
-        qtbot.waitExposed(settings)
-        qtbot.waitUntil(lambda: settings.verdict_view.verdict is not None, timeout=30_000)
-        yield MainViews(window, installed, view, sidebar, settings, conversation.id, question.id, answer.id,
-                        (report, notes))
-    finally:
-        installed.shutdown()
+    """Open the main views over ``model`` (files under ``folder``); closing the window stops the knowledge base and
+    the model manager."""
+    window = chat_windows.open(model, language=language, library=make_library(folder / "library"))
+    view, sidebar, store = chat_of(window)
+    report, notes = folder / "docs" / "report.pdf", folder / "docs" / "bees.md"
+    report.parent.mkdir(parents=True, exist_ok=True)
+    report.write_bytes(b"%PDF-1.4\n% a stand-in; no viewer is started in tests\n%%EOF\n")
+    notes.write_text("# 蜂群\n\n工蜂用舞蹈指出花的位置。\n", encoding="utf-8")
+    conversation = store.create_conversation()
+    question = store.add_message(conversation.id, "user", QUESTION, None)
+    store.add_message(conversation.id, "assistant", "大约四十公里。", question.id, finish_reason="stop",
+                      model="tiny-model")  # an earlier answer: the cited one is its alternative
+    citations = (Citation(1, str(report), 3, "", 7, True, "海底电缆全长 42 公里。"),
+                 Citation(2, str(notes), None, "蜂群", 8, True, "工蜂用舞蹈指出花的位置。"))
+    answer = store.add_message(conversation.id, "assistant", ANSWER, question.id, finish_reason="stop",
+                               citations=citations, model="tiny-model")
+    sidebar.refresh(select=conversation.id)
+    qtbot.waitUntil(lambda: view.meter.budget is not None, timeout=30_000)  # the context preview has run
+    window.gauges_dock.raise_()
+    qtbot.waitUntil(lambda: window.gauges.memory_gauge.snapshot is not None, timeout=30_000)
+    window.open_settings()
+    settings = window.settings_dialog
+    assert settings is not None
+    qtbot.waitExposed(settings)
+    qtbot.waitUntil(lambda: settings.verdict_view.verdict is not None, timeout=30_000)
+    yield MainViews(window, view, sidebar, settings, conversation.id, question.id, answer.id, (report, notes))

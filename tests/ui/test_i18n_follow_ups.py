@@ -19,7 +19,6 @@ from app.ui.i18n import LanguageSwitcher, translate
 from app.ui.settings.setting_double_spin_box import SettingDoubleSpinBox
 from app.ui.settings.setting_editor import SettingEditor
 from app.ui.settings.setting_spin_box import SettingSpinBox
-from app.ui.window_extras import install_knowledge_and_models
 from tests.ui.chat_support import ChatWindows
 from tests.ui.i18n_support import visible_texts
 from tests.ui.models_support import make_library
@@ -138,32 +137,28 @@ def test_the_knowledge_scope_dialog_names_its_buttons_in_the_language_shown(
 def test_menu_items_keep_their_mnemonics_in_both_languages(
     qtbot: Any, switcher: LanguageSwitcher, chat_windows: ChatWindows, app_context: AppContext, tmp_path: Path
 ) -> None:
-    window = chat_windows.open()
-    installed = install_knowledge_and_models(window, window.services, app_context.paths, language=switcher,
-                                             library=make_library(tmp_path / "library"))
-    try:
-        knowledge_toggle = installed.dock.toggleViewAction()
-        gauges_toggle = window.gauges_dock.toggleViewAction()
-        assert knowledge_toggle in window.view_menu.actions()
-        assert (knowledge_toggle.text(), gauges_toggle.text()) == ("&Knowledge base", "&Gauges")
-        assert installed.models_action.text() == "&Models…"
+    window = chat_windows.open(language=switcher, library=make_library(tmp_path / "library"))
+    dock = window.knowledge_dock
+    knowledge_toggle = dock.toggleViewAction()
+    gauges_toggle = window.gauges_dock.toggleViewAction()
+    assert knowledge_toggle in window.view_menu.actions()
+    assert (knowledge_toggle.text(), gauges_toggle.text()) == ("&Knowledge base", "&Gauges")
+    assert window.models_action.text() == "&Models…"
 
-        switcher.apply("zh_CN")
+    switcher.apply("zh_CN")
 
-        qtbot.waitUntil(lambda: window.view_menu.title() != "&View" and installed.dock.windowTitle() == "知识库",
-                        timeout=WAIT_MS)
-        qtbot.wait(SETTLE_MS)  # a late title change would rename the action: it must keep its mnemonic after it
-        assert installed.dock.windowTitle() == "知识库" and knowledge_toggle.text() == "知识库(&K)"
-        assert gauges_toggle.text() == "仪表(&G)" and installed.models_action.text() == "模型(&M)…"
-        assert installed.models_action.toolTip() == "下载、添加、删除和切换模型"
+    qtbot.waitUntil(lambda: window.view_menu.title() != "&View" and dock.windowTitle() == "知识库",
+                    timeout=WAIT_MS)
+    qtbot.wait(SETTLE_MS)  # a late title change would rename the action: it must keep its mnemonic after it
+    assert dock.windowTitle() == "知识库" and knowledge_toggle.text() == "知识库(&K)"
+    assert gauges_toggle.text() == "仪表(&G)" and window.models_action.text() == "模型(&M)…"
+    assert window.models_action.toolTip() == "下载、添加、删除和切换模型"
 
-        switcher.apply("en")
+    switcher.apply("en")
 
-        qtbot.waitUntil(lambda: window.view_menu.title() == "&View"
-                        and installed.dock.windowTitle() == "Knowledge base", timeout=WAIT_MS)
-        qtbot.wait(SETTLE_MS)
-        assert installed.dock.windowTitle() == "Knowledge base" and knowledge_toggle.text() == "&Knowledge base"
-        assert gauges_toggle.text() == "&Gauges" and installed.models_action.text() == "&Models…"
-    finally:
-        installed.shutdown()
+    qtbot.waitUntil(lambda: window.view_menu.title() == "&View"
+                    and dock.windowTitle() == "Knowledge base", timeout=WAIT_MS)
+    qtbot.wait(SETTLE_MS)
+    assert dock.windowTitle() == "Knowledge base" and knowledge_toggle.text() == "&Knowledge base"
+    assert gauges_toggle.text() == "&Gauges" and window.models_action.text() == "&Models…"
 

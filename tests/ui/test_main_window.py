@@ -40,8 +40,9 @@ def test_window_opens_without_a_model_and_shows_the_probe(
     window = open_window(app_context, make_services(app_context, probe_hardware))
     assert window.model_status.state == "none"
     assert "No model loaded" in window.model_status.text.text()
-    assert not window.conversation_sidebar.isVisible()
-    assert window.conversation_sidebar.objectName() == "conversationSidebar"
+    assert window.sidebar is None and window.chat_view is None  # no conversations: the welcome page alone
+    assert window.chat_slot.currentWidget() is window.welcome and window.welcome.isVisible()
+    assert window.splitter.count() == 1
     assert window.gauges_dock.isVisible()
     qtbot.waitUntil(lambda: window.hardware_report is not None, timeout=30_000)
     summary = window.welcome.machine_summary.text()

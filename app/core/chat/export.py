@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
+import os
 import time
 from dataclasses import replace
-from typing import Any
+from pathlib import Path
+from typing import Any, Literal
 
-from app.core.chat.errors import ConversationNotFoundError, ImportFormatError
+from app.core.chat.errors import ChatError, ConversationNotFoundError, ImportFormatError
 from app.core.chat.records import Citation, Conversation, KnowledgeScope, Message
 from app.core.chat.rows import check_finish_reason, check_role
 from app.core.chat.store import ConversationStore, new_id
@@ -14,6 +17,45 @@ from app.core.chat.store import ConversationStore, new_id
 EXPORT_FORMAT = "unidesk-conversation"
 EXPORT_VERSION = 1
 _ROLE_HEADINGS = {"user": "You", "assistant": "Assistant", "system": "System"}
+ExportFormat = Literal["markdown", "json"]
+EXPORT_FORMATS: tuple[ExportFormat, ...] = ("markdown", "json")
+EXPORT_SUFFIXES: dict[ExportFormat, str] = {"markdown": ".md", "json": ".json"}
+
+
+def export_text(store: ConversationStore, conversation_id: str, export_format: ExportFormat) -> str:
+    """The conversation as Markdown (the branch on show) or as JSON (everything, for import)."""
+    if export_format == "markdown":
+        return export_markdown(store, conversation_id)
+    return json.dumps(export_json(store, conversation_id), ensure_ascii=False, indent=2) + "\n"
+
+
+def export_to_file(store: ConversationStore, conversation_id: str, path: Path, export_format: ExportFormat) -> Path:
+    """Write the export to ``path`` whole or not at all (a temporary file beside it is renamed); returns ``path``."""
+    text = export_text(store, conversation_id, export_format)
+    temporary = path.with_name(f".{path.name}.part")
+    try:
+        temporary.write_text(text, encoding="utf-8")
+        os.replace(temporary, path)
+    except OSError as error:
+        temporary.unlink(missing_ok=True)
+        raise ChatError(f"The conversation could not be written to {path}: {error.strerror or error}.",
+                        "Choose another folder or file name.") from error
+    return path
+
+
+def import_from_file(store: ConversationStore, path: Path) -> Conversation:
+    """Add the conversation exported as JSON in ``path``; a file that is not one changes nothing."""
+    try:
+        raw = path.read_bytes()
+    except OSError as error:
+        raise ChatError(f"{path} could not be read: {error.strerror or error}.", "Check the file and try again.") \
+            from error
+    try:
+        document = json.loads(raw.decode("utf-8-sig"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ImportFormatError(f"{path.name} is not a UniDesk conversation export: it is not JSON text ({error}).",
+                                "Choose a .json file exported from UniDesk.") from error
+    return import_json(store, document)
 
 
 def export_json(store: ConversationStore, conversation_id: str) -> dict[str, Any]:

@@ -5,8 +5,11 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 
-from app.core.kb.knowledge_base import KnowledgeBase
+from app.core.config.paths import AppPaths
+from app.core.kb.database import DATABASE_FILE_NAME
+from app.core.kb.knowledge_base import KB_FOLDER_NAME, KnowledgeBase
 from app.core.services.indexing import IndexingService
+from app.ui.state.gui_services import GuiServices
 
 ServiceFactory = Callable[[KnowledgeBase], IndexingService]
 
@@ -79,3 +82,26 @@ class KnowledgeAccess:
             service.close(timeout)
         if knowledge_base is not None and self._owns_knowledge_base:
             knowledge_base.close()
+
+
+def knowledge_access_for(services: GuiServices, paths: AppPaths) -> KnowledgeAccess:
+    """The window's access to the user's knowledge base: with the chat half, opening it also hands it to
+    the chat's answerer (one knowledge base for both); indexing waits while an answer is written."""
+    exists = (paths.data_dir / KB_FOLDER_NAME / DATABASE_FILE_NAME).is_file
+    generating = services.engine_manager.generating
+
+    def make_service(knowledge_base: KnowledgeBase) -> IndexingService:
+        return IndexingService.from_settings(knowledge_base, foreground_busy=generating)
+
+    chat = services.chat
+    if chat is None:
+        return KnowledgeAccess(lambda: KnowledgeBase.open(paths, services.live_settings.get()),
+                               exists=exists, make_service=make_service, owns_knowledge_base=True)
+
+    def open_shared() -> KnowledgeBase:
+        chat.attach_existing_knowledge_base(create=True)
+        knowledge_base = chat.answerer.knowledge_base
+        assert knowledge_base is not None
+        return knowledge_base
+
+    return KnowledgeAccess(open_shared, exists=exists, make_service=make_service)
