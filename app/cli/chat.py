@@ -73,8 +73,10 @@ def run_chat(args: argparse.Namespace, context: AppContext) -> int:
     context_length = setting_override(args.ctx, "engine.context_length", "--ctx")
     loaded = manager.load(Path(args.model), progress, context_length=context_length, parallel_chats=1)
     progress.clear()
+    selection = manager.status().selection
+    backend_reason = str(selection.reason) if selection is not None else ""
     if not args.json:
-        for note in loaded.notes:
+        for note in (f"{loaded.backend}: {backend_reason}", *loaded.notes):
             print(f"unidesk: note: {note}", file=sys.stderr)
     messages = [ChatMessage("user", args.prompt)]
     if args.system:
@@ -103,7 +105,8 @@ def run_chat(args: argparse.Namespace, context: AppContext) -> int:
     metrics = stream.metrics
     if args.json:
         print_json({
-            "model": loaded.model_name, "backend": loaded.backend, "text": stream.text,
+            "model": loaded.model_name, "backend": loaded.backend, "backend_reason": backend_reason,
+            "text": stream.text,
             "finish_reason": stream.finish_reason, "metrics": metrics.to_dict(), "notes": list(loaded.notes),
         })
     else:

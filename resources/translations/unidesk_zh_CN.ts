@@ -1004,8 +1004,8 @@
         <translation>UniDesk 用在本机上运行的语言模型来回答。这里还没有模型：请从目录中挑选一个（每个都标明了是否适合本机），或使用你已有的模型文件。</translation>
     </message>
     <message>
-        <source>Nothing you type, ask or add leaves this machine. Only the model download itself comes from the internet (from the Hugging Face hub).</source>
-        <translation>你输入、提问或添加的任何内容都不会离开本机。只有下载模型本身需要联网（来自 Hugging Face Hub）。</translation>
+        <source>Nothing you type, ask or add leaves this machine. Only the model download itself comes from the internet (from the Hugging Face hub, a mirror or ModelScope: Settings &gt; Download source).</source>
+        <translation>你输入、提问或添加的任何内容都不会离开本机。只有下载模型本身需要联网（来自 Hugging Face、镜像站或 ModelScope：设置 &gt; 下载来源）。</translation>
     </message>
     <message>
         <source>Once a model is on this computer, UniDesk works offline.</source>
@@ -1018,6 +1018,10 @@
     <message>
         <source>Use a model file I have…</source>
         <translation>使用我已有的模型文件…</translation>
+    </message>
+    <message>
+        <source>Recommended for this computer: {0}</source>
+        <translation>推荐这台电脑使用：{0}</translation>
     </message>
 </context>
 <context>
@@ -2760,8 +2764,8 @@
         <translation>本机</translation>
     </message>
     <message>
-        <source>Models run on this computer. Downloads come from the Hugging Face hub; nothing you type is sent anywhere.</source>
-        <translation>模型在本机上运行。下载来自 Hugging Face Hub；你输入的内容不会发送到任何地方。</translation>
+        <source>Models run on this computer. Downloads come from the Hugging Face hub, a mirror or ModelScope (Settings &gt; Download source); nothing you type is sent anywhere.</source>
+        <translation>模型在本机上运行。下载来自 Hugging Face、镜像站或 ModelScope（设置 &gt; 下载来源）；你输入的内容不会发送到任何地方。</translation>
     </message>
     <message>
         <source>Close</source>
@@ -2822,6 +2826,25 @@
     <message>
         <source>Delete model</source>
         <translation>删除模型</translation>
+    </message>
+</context>
+<context>
+    <name>ModelRecommendation</name>
+    <message>
+        <source>The largest model in the catalog that fits this computer with room to spare and still answers faster than you read ({0}). {1}</source>
+        <translation>目录中能宽裕地装进这台电脑、且回答速度仍快于阅读速度的最大模型（{0}）。{1}</translation>
+    </message>
+    <message>
+        <source>The fastest model that fits this computer ({0}); answers will still come slowly here. {1}</source>
+        <translation>能装进这台电脑的最快模型（{0}）；不过在这台电脑上回答仍会较慢。{1}</translation>
+    </message>
+    <message>
+        <source>Its speed here is a guess: this computer&apos;s memory bandwidth is not known.</source>
+        <translation>这里的速度只是估计：不知道这台电脑的内存带宽。</translation>
+    </message>
+    <message>
+        <source>At most {0:.0f} tokens per second here.</source>
+        <translation>在这里每秒最多 {0:.0f} 个词元。</translation>
     </message>
 </context>
 <context>
@@ -3415,12 +3438,40 @@
         <translation>后端</translation>
     </message>
     <message>
-        <source>Who runs the model. Automatic picks vLLM on unified-memory Linux machines (DGX Spark, Grace-Hopper, Jetson) and llama.cpp everywhere else; Remote sends requests to an OpenAI-compatible server.</source>
-        <translation>由谁运行模型。“自动”在统一内存的 Linux 机器（DGX Spark、Grace-Hopper、Jetson）上选择 vLLM，其他情况选择 llama.cpp；“远程服务器”把请求发送到 OpenAI 兼容的服务器。</translation>
-    </message>
-    <message>
         <source>Automatic</source>
         <translation>自动</translation>
+    </message>
+    <message>
+        <source>Diagnostics</source>
+        <translation>诊断</translation>
+    </message>
+    <message>
+        <source>What UniDesk writes to its log, for bug reports.</source>
+        <translation>UniDesk 写入日志的内容，用于报告问题。</translation>
+    </message>
+    <message>
+        <source>Hugging Face hub</source>
+        <translation>Hugging Face</translation>
+    </message>
+    <message>
+        <source>Mirror</source>
+        <translation>镜像站</translation>
+    </message>
+    <message>
+        <source>ModelScope</source>
+        <translation>ModelScope（魔搭）</translation>
+    </message>
+    <message>
+        <source>Mirror address</source>
+        <translation>镜像站地址</translation>
+    </message>
+    <message>
+        <source>A mirror of the Hugging Face hub (the same addresses as HF_ENDPOINT uses), tried after the hub.</source>
+        <translation>Hugging Face 的镜像站（地址格式与 HF_ENDPOINT 相同），在 Hugging Face 之后尝试。</translation>
+    </message>
+    <message>
+        <source>Who runs the model. Automatic picks vLLM on unified-memory Linux machines (DGX Spark, Grace-Hopper, Jetson) and llama.cpp everywhere else; vLLM runs Hugging Face models wherever vLLM is installed on Linux (an NVIDIA GPU, or vLLM&apos;s CPU build); Remote sends requests to an OpenAI-compatible server.</source>
+        <translation>由谁运行模型。“自动”在统一内存的 Linux 机器（DGX Spark、Grace-Hopper、Jetson）上选择 vLLM，其他情况选择 llama.cpp；“vLLM”在装有 vLLM 的任何 Linux 机器上运行 Hugging Face 模型（NVIDIA GPU，或 vLLM 的 CPU 版本）；“远程服务器”把请求发送到 OpenAI 兼容的服务器。</translation>
     </message>
     <message>
         <source>vLLM</source>
@@ -3707,8 +3758,24 @@
         <translation>多久检查一次你添加的文件夹中新增、修改和删除的文件。0：从不（要同步更改请重新添加）。</translation>
     </message>
     <message>
+        <source>Detailed log</source>
+        <translation>详细日志</translation>
+    </message>
+    <message>
+        <source>Write debugging details (including llama.cpp&apos;s own messages) to the log file, for a bug report. Off: the log keeps what matters and stays small. Takes effect at the next start.</source>
+        <translation>把调试细节（包括 llama.cpp 自己的消息）写入日志文件，用于报告问题。关闭：日志只记录要紧的内容，保持小巧。下次启动时生效。</translation>
+    </message>
+    <message>
         <source>s</source>
         <translation>秒</translation>
+    </message>
+    <message>
+        <source>Download source</source>
+        <translation>下载来源</translation>
+    </message>
+    <message>
+        <source>Where models are downloaded from. Automatic tries the Hugging Face hub, then the mirror, then ModelScope (for models published there), and says which one failed; a download that stopped resumes from the next source.</source>
+        <translation>从哪里下载模型。自动：依次尝试 Hugging Face、镜像站、ModelScope（仅限在那里发布的模型），并说明哪个来源失败；中断的下载会从下一个来源继续。</translation>
     </message>
     <message>
         <source>How many answers can be generated at the same time. Each one needs its own KV cache, so more parallel chats leave room for a shorter context. 0: the planner picks from the memory and the backend (several on a GPU or unified memory, fewer on a small CPU).</source>

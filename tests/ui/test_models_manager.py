@@ -11,6 +11,7 @@ import pytest
 from PySide6.QtWidgets import QWidget
 
 from app.core.config import Settings
+from app.core.config.declarations import spec_for
 from app.core.models.fit import badge_request_from_settings
 from app.ui.models.model_texts import badge_text
 from tests.ui.models_support import LARGE_MACHINE, SMALL_MACHINE, UsedModels, make_library, open_dialog
@@ -70,6 +71,17 @@ def test_more_context_and_parallel_chats_change_the_badges(qtbot: Any, tmp_path:
 
     qtbot.waitUntil(judged_for_the_new_request, timeout=WAIT_MS)
     assert tree.badge_of(TINY) == "Too big"
+
+
+def test_the_catalog_boxes_take_the_declared_limits_and_automatic_chats(qtbot: Any, tmp_path: Path) -> None:
+    page = open_dialog(qtbot, make_library(tmp_path), SMALL_MACHINE, UsedModels()).catalog_page
+    context, chats = spec_for("engine.context_length"), spec_for("engine.parallel_chats")
+    assert (page.context_spin.minimum(), page.context_spin.maximum()) == (context.minimum, context.maximum)
+    assert (page.chats_spin.minimum(), page.chats_spin.maximum()) == (0, chats.maximum)
+    assert page.chats_spin.value() == 0 and page.chats_spin.text() == "Automatic"  # the settings' default
+    assert page.current_request().parallel_chats is None
+    page.chats_spin.setValue(3)
+    assert page.current_request().parallel_chats == 3
 
 
 def test_adding_using_and_deleting_a_local_model(

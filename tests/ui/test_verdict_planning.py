@@ -61,3 +61,14 @@ def test_remote_backend_plans_nothing_here(tiny_gguf: Path) -> None:
     verdict = compute_verdict(Settings({"engine.backend": "remote"}), tiny_gguf, cpu_only(), MetadataCache())
     assert verdict.plan is None and verdict.problem is None
     assert verdict.selection is not None and verdict.selection.backend == "remote"
+
+
+def test_the_verdict_says_how_many_chats_the_planner_chose_and_why(tiny_gguf: Path) -> None:
+    settings = Settings({"model.path": str(tiny_gguf)})  # parallel chats: automatic (the default)
+    verdict = compute_verdict(settings, tiny_gguf, cpu_only(), MetadataCache())
+    assert verdict.plan is not None and verdict.plan.parallel_chats == 1
+    assert verdict.plan.parallel_chats_reason == "with 4 CPU cores, one chat at a time answers fastest"
+    assert verdict.plan.explanation.endswith(
+        "1 chat at a time, chosen automatically: with 4 CPU cores, one chat at a time answers fastest.")
+    fixed = compute_verdict(settings.with_changes({"engine.parallel_chats": 2}), tiny_gguf, cpu_only(), MetadataCache())
+    assert fixed.plan is not None and fixed.plan.parallel_chats == 2 and fixed.plan.parallel_chats_reason is None
