@@ -19,6 +19,7 @@ from app.core.kb.cleanup import clean_orphan_vectors, drop_unknown_collections
 from app.core.kb.database import knowledge_base_id, open_database
 from app.core.kb.embedder import Embedder
 from app.core.kb.ingest_plan import Discover, FoundFile, ProblemSink, plan_ingestion
+from app.core.kb.ocr import OCR_PARSER
 from app.core.kb.parse_worker import DEFAULT_PARSER, ParseLimits, ParseWorker
 from app.core.kb.pipeline import EmbeddingStage, ReadingStage, run_pipeline
 from app.core.kb.preparation import ChunkDocument, Parse, Preparer, Read
@@ -51,6 +52,7 @@ class IndexingOptions:
             overlap_tokens=settings.int_value("kb.chunk_overlap_tokens"),
             batch_chunks=settings.int_value("kb.embedding_batch_size"),
             limits=ParseLimits.from_settings(settings),
+            parser=OCR_PARSER if settings.bool_value("kb.ocr") else DEFAULT_PARSER,
         )
 
 
@@ -130,7 +132,8 @@ class Indexer:
         """
         connection = open_database(self._database_path)
         try:
-            switched = self._run(connection, paths, progress, cancel)
+            with self._reader() as read:  # the reader process starts while the embedding model loads
+                switched = self._run(connection, read, paths, progress, cancel)
         finally:
             connection.close()
         snapshot = progress.snapshot()
@@ -157,7 +160,7 @@ class Indexer:
         return StepAside(checks, progress)
 
     def _run(
-        self, connection: Any, paths: Sequence[Path], progress: ProgressTracker, cancel: threading.Event
+        self, connection: Any, read: Read, paths: Sequence[Path], progress: ProgressTracker, cancel: threading.Event
     ) -> bool:
         progress.update(phase="starting", message=f"loading the embedding model {self._embedder.model_name}")
         embedder = self._embedder
@@ -188,13 +191,12 @@ class Indexer:
                          len(plan.removed))
         progress.update(phase="indexing")
         step_aside = self._step_aside(progress)
-        with self._reader() as read:
-            preparer = Preparer(read, self._chunk or _default_chunk(), embedder.count_tokens, chunk_tokens, overlap,
-                                self._options.limits.max_file_bytes)
-            reading = ReadingStage(self._database_path, preparer, progress)
-            embedding = EmbeddingStage(connection, self._vector_store, target.collection, embedder, progress,
-                                       self._options.batch_chunks, step_aside, self._options.gather_seconds)
-            run_pipeline(plan.work, reading, embedding, cancel)
+        preparer = Preparer(read, self._chunk or _default_chunk(), embedder.count_tokens, chunk_tokens, overlap,
+                            self._options.limits.max_file_bytes)
+        reading = ReadingStage(self._database_path, preparer, progress)
+        embedding = EmbeddingStage(connection, self._vector_store, target.collection, embedder, progress,
+                                   self._options.batch_chunks, step_aside, self._options.gather_seconds)
+        run_pipeline(plan.work, reading, embedding, cancel)
         switched = False
         if not cancel.is_set() and target.state != ACTIVE:
             switched = reembed_into(connection, self._vector_store, embedder, target, progress, cancel,
@@ -202,7 +204,6 @@ class Indexer:
         progress.update(phase="cleaning", current_file=None)
         clean_orphan_vectors(connection, self._vector_store)
         return switched
-
 
     @contextmanager
     def _reader(self) -> Iterator[Read]:
@@ -213,6 +214,7 @@ class Indexer:
             return
         worker = ParseWorker(self._options.limits, self._options.parser)
         try:
+            worker.start()
             yield worker.parse
         finally:
             worker.close()

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from app.core.config import Settings
-from app.core.kb.ocr import OcrStep, TextPiece, TextRecognizer, join_lines, parse_with_ocr, render_scale
+from app.core.kb.ocr import OCR_PARSER, OcrStep, TextPiece, TextRecognizer, join_lines, render_scale
 from app.core.kb.parsers import DocumentError, parse_document
 from app.core.kb.parsers.formats import format_for_path
 from tests.fixtures.documents import write_pdf
@@ -108,8 +108,19 @@ def test_cancel_stops_between_pages(mixed_pdf: Path, recognizer: TextRecognizer)
     assert seen == [0, 1] and [page.page_number for page in document.pages] == [1, 2]
 
 
-def test_the_reader_process_parser_recognises_scans(mixed_pdf: Path) -> None:
-    assert [page.page_number for page in parse_with_ocr(mixed_pdf).pages] == [1, 2, 3]
+class BrokenRecognizer(TextRecognizer):
+    def recognize(self, image: object) -> str:
+        raise RuntimeError("model file damaged")
+
+
+def test_a_failing_recognizer_costs_the_scanned_pages_not_the_text_layer(mixed_pdf: Path, tmp_path: Path) -> None:
+    document = parse_document(mixed_pdf, OcrStep(BrokenRecognizer()))
+    assert [page.page_number for page in document.pages] == [1]
+    assert "scanned pages not read: text recognition failed (RuntimeError: model file damaged)" in document.notes
+    assert FONT is not None
+    with pytest.raises(DocumentError) as caught:
+        parse_document(write_scanned_pdf(tmp_path / "scan.pdf", [ENGLISH], FONT), OcrStep(BrokenRecognizer()))
+    assert caught.value.kind == "unreadable" and "model file damaged" in caught.value.message
 
 
 def test_reading_order_and_render_scale() -> None:
@@ -120,12 +131,16 @@ def test_reading_order_and_render_scale() -> None:
 
 
 def test_a_scanned_page_is_found_by_search_with_its_page(tmp_path: Path, mixed_pdf: Path) -> None:
-    """Real pipeline (in-process reader with OCR), real SQLite, chromadb and MiniLM."""
+    """Real pipeline: the reader process (with its memory limit) runs OCR_PARSER because kb.ocr is on;
+    real SQLite, chromadb and MiniLM."""
+    from app.core.kb.indexer import IndexingOptions
     from app.core.kb.progress import ProgressTracker
 
+    assert IndexingOptions.from_settings(Settings({})).parser == OCR_PARSER
+    assert IndexingOptions.from_settings(Settings({"kb.ocr": False})).parser != OCR_PARSER
     with open_knowledge_base(tmp_path / "kb") as knowledge_base:
-        summary = knowledge_base.indexer(parse=parse_with_ocr).run([mixed_pdf], ProgressTracker(), threading.Event())
-        assert summary.files_indexed == 1
+        summary = knowledge_base.indexer().run([mixed_pdf], ProgressTracker(), threading.Event())
+        assert summary.files_indexed == 1, summary.problems
         chinese = knowledge_base.search("差旅费用 提交审批", k=3)
         english = knowledge_base.search("When is the quarterly invoice total due?", k=3)
     assert chinese.hits[0].page == 3 and "十五天" in chinese.hits[0].text

@@ -25,6 +25,7 @@ _TRAILING_SPACES: Final = re.compile(r"[ \t]+\n")
 _BLANK_LINE_RUNS: Final = re.compile(r"\n{3,}")
 SCANNED_PAGE_MAX_CHARACTERS: Final = 20
 """A page with less text than this (a page number, a stamp) and a picture on it is read by OCR."""
+_OCR_FAILED: Final = "scanned pages not read: "
 _ENCRYPTED_HINT: Final = "Remove the password (open it and print or export to a new PDF), then add that file."
 
 
@@ -59,7 +60,7 @@ def parse_pdf(path: Path, format_name: str, ocr: OcrStep | None = None) -> Parse
         if sections:
             pages.append(build_page(index + 1, sections))
     if not pages:
-        if page_count and len(notes) == page_count:
+        if page_count and not texts:
             raise DocumentError.for_file(
                 path, "corrupt", "no page of this PDF could be read", "Re-save or re-export the PDF, then retry."
             )
@@ -68,6 +69,9 @@ def parse_pdf(path: Path, format_name: str, ocr: OcrStep | None = None) -> Parse
                 path, "empty", "this PDF has no text layer (scanned pages?)",
                 "Turn on text recognition (kb.ocr) in Settings, or run OCR on it and add the result.",
             )
+        failure = next((note for note in notes if note.startswith(_OCR_FAILED)), None)
+        if failure is not None:
+            raise DocumentError.for_file(path, "unreadable", failure, None)
         raise DocumentError.for_file(
             path, "empty", "this PDF has no text layer and text recognition found no text in it", None
         )
@@ -99,11 +103,11 @@ def _recognize(path: Path, scanned: list[int], ocr: OcrStep, notes: list[str]) -
             return {}
         recognized = recognize_pdf_pages(path, pictured, ocr)
     except OcrUnavailableError as error:
-        notes.append(f"scanned pages not read: {error}")
+        notes.append(f"{_OCR_FAILED}{error}")
         return {}
     except Exception as error:  # pdfium or the OCR model failed: the text layer is still indexed
         log.warning("OCR of %s failed", path, exc_info=True)
-        notes.append(f"scanned pages not read: text recognition failed ({_describe(error)})")
+        notes.append(f"{_OCR_FAILED}text recognition failed ({_describe(error)})")
         return {}
     read = [index + 1 for index, text in recognized.items() if text.strip()]
     if read:
