@@ -7,11 +7,13 @@ import logging
 import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from app import __version__
 from app.cli import add_commands, run_command
 from app.cli.global_options import accept_global_options_after_commands, add_global_options
 from app.cli.home_access import claim_home_for_window, command_lock
+from app.cli.open_files import split_open_files
 from app.cli.storage_errors import storage_problem
 from app.context import AppContext
 from app.core.config import SettingsStore
@@ -48,6 +50,11 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def command_names(parser: argparse.ArgumentParser) -> set[str]:
+    """The commands ``parser`` knows (``kb``, ``chat``, ...)."""
+    return set(parser.get_default("_handlers") or ())
+
+
 def build_context(home: str | None, *, verbose: bool) -> AppContext:
     """Resolve folders, start logging, load settings (bad settings become defaults, reported)."""
     paths = AppPaths.resolve(home).ensure()
@@ -64,7 +71,7 @@ def build_context(home: str | None, *, verbose: bool) -> AppContext:
     return AppContext(paths=paths, settings_store=store, settings_load=load, log_file=log_file)
 
 
-def start_gui(context: AppContext, *, startup_time: bool = False) -> int:
+def start_gui(context: AppContext, *, startup_time: bool = False, open_files: Sequence[Path] = ()) -> int:
     """Build the objects the window shares with its workers, then open it (Qt loads only now)."""
     missing = missing_for_window()
     if missing:  # Qt would abort with a message that names the wrong library
@@ -79,7 +86,7 @@ def start_gui(context: AppContext, *, startup_time: bool = False) -> int:
     from app.ui.state.live_settings import LiveSettings
     from app.ui.state.machine_facts import MachineFacts
 
-    claim = claim_home_for_window(context.paths)  # one window per home; a second one raises the first
+    claim = claim_home_for_window(context.paths, open_files)  # one window per home; a second one raises the first
     if claim.lock is None:
         return claim.exit_code
     with claim.lock:
@@ -92,7 +99,7 @@ def start_gui(context: AppContext, *, startup_time: bool = False) -> int:
         if services is None:
             return 1
         try:
-            return run_gui(context, services, startup_time=startup_time)
+            return run_gui(context, services, startup_time=startup_time, open_files=open_files)
         finally:
             if services.chat is not None:
                 services.chat.close()
@@ -100,7 +107,9 @@ def start_gui(context: AppContext, *, startup_time: bool = False) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     disable_library_telemetry()
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    arguments, open_files = split_open_files(sys.argv[1:] if argv is None else argv, command_names(parser))
+    args = parser.parse_args(arguments)
     if args.command is None or args.command in MODEL_COMMANDS:
         # Before anything imports numpy: a CUDA build of llama.cpp loaded after numpy crashed on model load.
         from app.core.engines.backends.llamacpp_native import preload_library
@@ -117,7 +126,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return run_self_test(context.paths)
     if args.command is None:
-        return start_gui(context, startup_time=args.startup_time)
+        return start_gui(context, startup_time=args.startup_time, open_files=open_files)
     try:
         with command_lock(args, context.paths):
             return run_command(args, context)

@@ -6,8 +6,10 @@ import argparse
 import contextlib
 import socket
 import sys
+from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
+from pathlib import Path
 
 from app.core.config.home_lock import WINDOW_ROLE, HomeBusyError, HomeLock, window_channel_path
 from app.core.config.paths import AppPaths
@@ -45,28 +47,31 @@ class WindowClaim:
     exit_code: int = 0
 
 
-def claim_home_for_window(paths: AppPaths) -> WindowClaim:
+def claim_home_for_window(paths: AppPaths, files: Sequence[Path] = ()) -> WindowClaim:
     """Lock the home for the window. If a window already holds it, ask that one to come to the front
     (and exit quietly); if a command holds it, say which and exit with an error."""
     try:
         return WindowClaim(HomeLock(paths, WINDOW_ROLE).acquire())
     except HomeBusyError as busy:
-        if busy.owner is not None and busy.owner.is_window and ask_window_to_front(paths):
-            print("unidesk: UniDesk is already open; its window was brought to the front.", file=sys.stderr)
+        if busy.owner is not None and busy.owner.is_window and ask_window_to_front(paths, files):
+            done = "its window was brought to the front" + (
+                f" and given {len(files)} file(s) for the knowledge base" if files else "")
+            print(f"unidesk: UniDesk is already open; {done}.", file=sys.stderr)
             return WindowClaim(None, 0)
         print(f"unidesk: error: {busy}", file=sys.stderr)
         return WindowClaim(None, 1)
 
 
-def ask_window_to_front(paths: AppPaths) -> bool:
-    """Send "front" to the running window's local socket; whether it answered."""
+def ask_window_to_front(paths: AppPaths, files: Sequence[Path] = ()) -> bool:
+    """Send "front" (and an "open" line per file) to the running window's local socket; whether it answered."""
     if not hasattr(socket, "AF_UNIX"):
         return False
     try:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as channel:
             channel.settimeout(_CHANNEL_TIMEOUT_S)
             channel.connect(str(window_channel_path(paths)))
-            channel.sendall(FRONT_REQUEST)
+            channel.sendall(FRONT_REQUEST + b"".join(
+                f"open\t{Path(path).resolve()}\n".encode() for path in files))
             return channel.recv(16).startswith(b"ok")
     except OSError:
         return False

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import logging
 import sys
+from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from app.context import AppContext
@@ -18,11 +20,13 @@ DESKTOP_FILE_ID = "io.github.unidesk.UniDesk"
 """The desktop entry's name (packaging/linux) without ``.desktop``; also the app id on Wayland."""
 
 
-def run_gui(context: AppContext, services: GuiServices, *, startup_time: bool = False) -> int:
+def run_gui(context: AppContext, services: GuiServices, *, startup_time: bool = False,
+            open_files: Sequence[Path] = ()) -> int:
     """Open the main window and run the event loop until it closes; returns the exit code.
 
     ``startup_time``: print the time from process start to the window's first paint, then quit
-    (``unidesk --startup-time``, for measuring a cold start).
+    (``unidesk --startup-time``, for measuring a cold start). ``open_files`` (``unidesk FILE...``, "Open with
+    UniDesk") are added to the knowledge base once the window is up.
     """
     try:
         from PySide6.QtWidgets import QApplication
@@ -54,9 +58,11 @@ def run_gui(context: AppContext, services: GuiServices, *, startup_time: bool = 
     language.apply(context.settings.str_value("ui.language"))
     window = MainWindow(context, services, language=language)  # the whole window, composed in one place
     errors = install_error_dialogs(window, context.log_file)  # uncaught errors are logged and shown
-    install_window_channel(window, context.paths)  # a second launch brings this window to the front
+    install_window_channel(window, context.paths, window.add_documents)  # a second launch: front, and its files
     api_switch = install_local_api_switch(window, services.engine_manager, services.live_settings, context.paths)
     window.settings_applied_hooks.append(api_switch.follow)
+    if open_files:
+        window.after_first_paint(lambda: window.add_documents([Path(path) for path in open_files]))
     if startup_time:
         window.after_first_paint(lambda: report_startup_time(app))
     window.show()

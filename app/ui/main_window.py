@@ -38,6 +38,7 @@ from app.ui.conversations.selection_memory import SelectionMemory
 from app.ui.first_paint import AfterFirstPaint
 from app.ui.gauges.gauge_sampler import GaugeSampler
 from app.ui.gauges.gauges_panel import GaugesPanel
+from app.ui.help_menu import HelpMenu
 from app.ui.i18n import LanguageSwitcher, follow_language, render, retranslate_qt_parts
 from app.ui.icons import themed_icon
 from app.ui.knowledge.file_drops import install_file_drop
@@ -160,6 +161,8 @@ class MainWindow(QMainWindow):
         self.file_menu, self.view_menu = self.menus.file_menu, self.menus.view_menu
         self.menus.add_dock(self.gauges_dock)
         self.menus.add_dock(self.knowledge_dock)
+        self.help_menu = HelpMenu(self, log_file=context.log_file, hardware=services.machine.report,
+                                  settings=services.live_settings.get)
         self.file_menu.aboutToShow.connect(self._enable_conversation_actions)
         self._enable_conversation_actions()
         self.shortcuts = install_shortcuts(self, self._shortcut_handlers())
@@ -250,9 +253,13 @@ class MainWindow(QMainWindow):
 
     def _drop_on_chat(self, dropped: list[Path]) -> None:
         """Files dropped on the chat go to the knowledge base (its dock comes to the front)."""
+        self.add_documents(dropped)
+
+    def add_documents(self, paths: list[Path]) -> None:
+        """Add files or folders to the knowledge base, its dock to the front (a drop, or "Open with UniDesk")."""
         self.knowledge_dock.show()
         self.knowledge_dock.raise_()
-        self.knowledge_panel.add_paths(dropped)
+        self.knowledge_panel.add_paths(paths)
 
     # ---- conversations as files -----------------------------------------------------------
     def export_conversation(self, export_format: ExportFormat) -> None:

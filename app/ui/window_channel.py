@@ -1,8 +1,14 @@
-"""The running window's local socket: a second `unidesk` asks it to come to the front (no network port)."""
+"""The running window's local socket: a second `unidesk` asks it to come to the front, and hands it the
+files it was opened with ("Open with UniDesk"), which go to the knowledge base (no network port).
+
+The protocol is lines of UTF-8: ``front``, then any number of ``open<TAB><absolute path>``; the window
+answers ``ok``.
+"""
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QObject
@@ -14,6 +20,8 @@ from app.core.config.paths import AppPaths
 
 log = logging.getLogger(__name__)
 FRONT_REQUEST = b"front"
+OPEN_PREFIX = "open\t"
+OpenFiles = Callable[[list[Path]], None]
 
 
 def bring_to_front(window: QWidget) -> None:
@@ -32,9 +40,10 @@ class WindowChannel(QObject):
     and is removed before listening.
     """
 
-    def __init__(self, window: QWidget, path: Path) -> None:
+    def __init__(self, window: QWidget, path: Path, open_files: OpenFiles | None = None) -> None:
         super().__init__(window)
         self._window = window
+        self._open_files = open_files
         self.path = path
         self._server = QLocalServer(self)
         self._server.setSocketOptions(QLocalServer.SocketOption.UserAccessOption)
@@ -57,14 +66,21 @@ class WindowChannel(QObject):
 
     def _read(self, connection: QLocalSocket) -> None:
         request = bytes(connection.readAll().data())
-        if request.strip() == FRONT_REQUEST:
+        lines = request.decode("utf-8", "replace").splitlines()
+        if lines and lines[0].strip() == FRONT_REQUEST.decode():
             log.info("a second launch asked for this window: brought to the front")
             bring_to_front(self._window)
+            files = [Path(line[len(OPEN_PREFIX):]) for line in lines[1:] if line.startswith(OPEN_PREFIX)]
+            opened = [path for path in files if path.is_absolute() and path.exists()]
+            if opened and self._open_files is not None:
+                log.info("a second launch opened %d file(s): added to the knowledge base", len(opened))
+                self._open_files(opened)
             connection.write(b"ok\n")
             connection.flush()
         connection.disconnectFromServer()
 
 
-def install_window_channel(window: QWidget, paths: AppPaths) -> WindowChannel:
-    """Start listening for a second launch on ``paths``'s home (closed with the window)."""
-    return WindowChannel(window, window_channel_path(paths))
+def install_window_channel(window: QWidget, paths: AppPaths, open_files: OpenFiles | None = None) -> WindowChannel:
+    """Start listening for a second launch on ``paths``'s home (closed with the window); files it
+    was opened with go to ``open_files``."""
+    return WindowChannel(window, window_channel_path(paths), open_files)
