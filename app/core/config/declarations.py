@@ -232,9 +232,9 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "kb.embedding_model", TEXT, "auto", "Embedding model",
         "Sentence-embedding model used to index documents: a name or a local folder. Automatic "
         "picks a multilingual model for this computer (multilingual-e5-small without a GPU, a "
-        "stronger one with a GPU) and downloads it on first use; until then the bundled English "
-        "all-MiniLM-L6-v2 is used. Changing it re-embeds the knowledge base in the background; "
-        "search uses the old vectors until the new ones are complete.",
+        "stronger one with a GPU); the knowledge panel offers to download it once, and until then "
+        "the bundled English all-MiniLM-L6-v2 is used. Changing it re-embeds the knowledge base in "
+        "the background; search uses the old vectors until the new ones are complete.",
         allow_empty=False,
     ),
     SettingSpec(

@@ -11,14 +11,18 @@ from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QMessageBox, QPushButton, QVBoxLayout, QWidget
 
 from app.core.kb.catalog import DocumentRecord, DocumentStatus
-from app.core.kb.embedding_choice import EmbeddingSelection
+from app.core.kb.embedding_choice import EMBEDDING_MODELS_FOLDER, EmbeddingSelection
 from app.core.kb.progress import IndexingProgress
+from app.core.models.downloads import DownloadJob
+from app.core.models.hub import HubClient
+from app.core.services.embedding_download import start_embedding_download
 from app.core.services.indexing import IndexingJob
 from app.ui.bridge import Bridge
 from app.ui.i18n import render
 from app.ui.icons import themed_icon
 from app.ui.job_watcher import JobWatcher
 from app.ui.knowledge.document_table import DocumentTable
+from app.ui.knowledge.embedding_model_view import EmbeddingModelView
 from app.ui.knowledge.file_drops import install_file_drop
 from app.ui.knowledge.indexing_progress_view import IndexingProgressView
 from app.ui.knowledge.knowledge_access import KnowledgeAccess
@@ -65,11 +69,11 @@ class KnowledgeBasePanel(QWidget):
         self.hint = QLabel(self)
         self.hint.setObjectName("knowledgeHint")
         self.hint.setWordWrap(True)
-        self.embedding_note = QLabel(self)
-        self.embedding_note.setObjectName("embeddingModelNote")
-        self.embedding_note.setWordWrap(True)
-        self.embedding_note.setVisible(False)
-        self._embedding_selection: EmbeddingSelection | None = None
+        self.hub: Callable[[], HubClient] = HubClient.from_environment
+        """Where a missing embedding model is downloaded from (tests give a local stand-in)."""
+        self.embedding = EmbeddingModelView(self._start_embedding_download, self)
+        self.embedding.download_finished.connect(self._embedding_downloaded)
+        self.embedding_note = self.embedding.note
         self.add_files_button = QPushButton(self)
         self.add_files_button.setObjectName("addFilesButton")
         self.add_files_button.setIcon(themed_icon("add-files"))
@@ -130,7 +134,7 @@ class KnowledgeBasePanel(QWidget):
         layout.setSpacing(6)
         layout.addLayout(adding)
         layout.addWidget(self.hint)
-        layout.addWidget(self.embedding_note)
+        layout.addWidget(self.embedding)
         layout.addWidget(self.error_label)
         layout.addWidget(self.table, 1)
         layout.addLayout(acting)
@@ -141,8 +145,6 @@ class KnowledgeBasePanel(QWidget):
     # ---- language --------------------------------------------------------------------------
     def retranslate_ui(self) -> None:
         self.setAccessibleName(self.tr("Knowledge base"))
-        if self._embedding_selection is not None:
-            self.embedding_note.setText(render(self._embedding_selection.note))
         self.hint.setText(self.tr(
             "Drop files or folders here (or onto the chat), or use the buttons. "
             "Documents are read and indexed on this computer; nothing is uploaded."))
@@ -189,15 +191,27 @@ class KnowledgeBasePanel(QWidget):
                                     self._show_error)
 
     def _show_embedding(self, selection: EmbeddingSelection) -> None:
-        self._embedding_selection = selection
-        self.embedding_note.setText(render(selection.note))
-        self.embedding_note.setVisible(True)
+        self.embedding.show_selection(selection)
+
+    def _start_embedding_download(self, selection: EmbeddingSelection) -> DownloadJob:
+        """On a worker: fetch the chosen embedding model into the knowledge base's folder."""
+        knowledge_base = self.access.knowledge_base
+        if knowledge_base is None:
+            raise RuntimeError("the knowledge base is not open")
+        return start_embedding_download(self.hub(), selection.wanted, knowledge_base.folder / EMBEDDING_MODELS_FOLDER)
+
+    def _embedding_downloaded(self) -> None:
+        """The new model is in: an indexing run re-embeds in the background (search uses the old vectors meanwhile)."""
+        access = self.access
+        self._bridge.run_in_background(lambda: access.opened_service().request(()), lambda _none: self._opened(),
+                                       self._show_error)
 
     def shutdown(self, timeout_ms: int = 3000) -> None:
         """Stop polling and wait for the panel's own workers (the caller closes the KnowledgeAccess)."""
         self._shut_down = True
         self._idle_timer.stop()
         self.jobs.stop()
+        self.embedding.shutdown(timeout_ms)
         self._bridge.drop_lane(DOCUMENTS_LANE)
         self._bridge.wait_for_all(timeout_ms)
 
