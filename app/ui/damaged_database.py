@@ -21,27 +21,25 @@ T = TypeVar("T")
 Asker = Callable[[Path, str], bool]
 
 
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("DamagedDatabase", text)
-
-
 def ask_to_set_aside(path: Path, reason: str) -> bool:
     """The dialog: whether the user chose to move the file aside and start fresh."""
-    box = QMessageBox(QMessageBox.Icon.Warning, _tr("Conversations file damaged"),
-                      _tr("Your conversations file cannot be read: it is damaged."))
+    translate = QCoreApplication.translate
+    box = QMessageBox(QMessageBox.Icon.Warning, translate("DamagedDatabase", "Conversations file damaged"),
+                      translate("DamagedDatabase", "Your conversations file cannot be read: it is damaged."))
     kept_in = str(path.parent)
-    box.setInformativeText(_tr("UniDesk can move it aside, keeping it in {0}, and start with an empty history. "
-                               "Nothing is deleted; you can try to repair or restore it later.").format(kept_in))
+    box.setInformativeText(translate(
+        "DamagedDatabase", "UniDesk can move it aside, keeping it in {0}, and start with an empty history. "
+        "Nothing is deleted; you can try to repair or restore it later.").format(kept_in))
     box.setDetailedText(reason)
-    move = box.addButton(_tr("Move aside and start fresh"), QMessageBox.ButtonRole.AcceptRole)
-    box.addButton(_tr("Quit"), QMessageBox.ButtonRole.RejectRole)
+    move = box.addButton(translate("DamagedDatabase", "Move aside and start fresh"), QMessageBox.ButtonRole.AcceptRole)
+    box.addButton(translate("DamagedDatabase", "Quit"), QMessageBox.ButtonRole.RejectRole)
     box.setDefaultButton(move)
     box.exec()
     return box.clickedButton() is move
 
 
 def show_error(message: str) -> None:
-    QMessageBox.critical(None, _tr("UniDesk cannot start"), message)
+    QMessageBox.critical(None, QCoreApplication.translate("DamagedDatabase", "UniDesk cannot start"), message)
 
 
 def open_or_recover(open_chat: Callable[[], T], paths: AppPaths, *, ask: Asker = ask_to_set_aside,

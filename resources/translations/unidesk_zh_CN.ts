@@ -2,19 +2,6 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
-    <name></name>
-    <message>
-        <source>LinkCheck</source>
-        <comment>Open link?</comment>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>LinkCheck</source>
-        <comment>Open this address in your web browser?</comment>
-        <translation type="unfinished"></translation>
-    </message>
-</context>
-<context>
     <name>BackendChoice</name>
     <message>
         <source>the settings send requests to a remote server</source>
@@ -598,6 +585,33 @@
     </message>
 </context>
 <context>
+    <name>DamagedDatabase</name>
+    <message>
+        <source>Conversations file damaged</source>
+        <translation>对话文件已损坏</translation>
+    </message>
+    <message>
+        <source>Your conversations file cannot be read: it is damaged.</source>
+        <translation>无法读取你的对话文件：它已损坏。</translation>
+    </message>
+    <message>
+        <source>UniDesk can move it aside, keeping it in {0}, and start with an empty history. Nothing is deleted; you can try to repair or restore it later.</source>
+        <translation>UniDesk 可以把它移到一旁（仍保留在 {0} 中），并以空的历史记录开始。不会删除任何内容；你以后可以尝试修复或恢复它。</translation>
+    </message>
+    <message>
+        <source>Move aside and start fresh</source>
+        <translation>移到一旁并重新开始</translation>
+    </message>
+    <message>
+        <source>Quit</source>
+        <translation>退出</translation>
+    </message>
+    <message>
+        <source>UniDesk cannot start</source>
+        <translation>UniDesk 无法启动</translation>
+    </message>
+</context>
+<context>
     <name>DocumentErrors</name>
     <message>
         <source>the file is empty (0 bytes)</source>
@@ -994,6 +1008,33 @@
     </message>
 </context>
 <context>
+    <name>EmbeddingModelView</name>
+    <message>
+        <source>Preparing the download of %1…</source>
+        <translation>正在准备下载 %1…</translation>
+    </message>
+    <message>
+        <source>Downloading %1: %2</source>
+        <translation>正在下载 %1：%2</translation>
+    </message>
+    <message>
+        <source>Downloaded; the knowledge base is re-embedded in the background (search keeps working meanwhile).</source>
+        <translation>已下载；知识库正在后台重新生成向量（期间搜索照常可用）。</translation>
+    </message>
+    <message>
+        <source>The download failed: %1</source>
+        <translation>下载失败：%1</translation>
+    </message>
+    <message>
+        <source>Download</source>
+        <translation>下载</translation>
+    </message>
+    <message>
+        <source>Download the multilingual embedding model chosen for this computer (once; then everything runs offline)</source>
+        <translation>下载为本机选择的多语言嵌入模型（只需一次，之后完全离线运行）</translation>
+    </message>
+</context>
+<context>
     <name>FirstRunPage</name>
     <message>
         <source>Choose a language model</source>
@@ -1178,27 +1219,27 @@
     <name>HomeLock</name>
     <message>
         <source>The UniDesk window (process {0}) is using the data in {1}.</source>
-        <translation type="unfinished"></translation>
+        <translation>UniDesk 窗口（进程 {0}）正在使用 {1} 中的数据。</translation>
     </message>
     <message>
         <source>Do this in the window (the local API is Settings &gt; Local API), or close the window and run the command again.</source>
-        <translation type="unfinished"></translation>
+        <translation>请在窗口中完成此操作（本地 API 位于“设置 &gt; 本地 API”），或关闭窗口后再运行此命令。</translation>
     </message>
     <message>
         <source>`unidesk {0}` (process {1}) is using the data in {2}.</source>
-        <translation type="unfinished"></translation>
+        <translation>`unidesk {0}`（进程 {1}）正在使用 {2} 中的数据。</translation>
     </message>
     <message>
         <source>Wait for it to finish or stop it, then try again.</source>
-        <translation type="unfinished"></translation>
+        <translation>请等它完成或将其停止，然后重试。</translation>
     </message>
     <message>
         <source>Another UniDesk process is using the data in {0}.</source>
-        <translation type="unfinished"></translation>
+        <translation>另一个 UniDesk 进程正在使用 {0} 中的数据。</translation>
     </message>
     <message>
         <source>Close it, then try again.</source>
-        <translation type="unfinished"></translation>
+        <translation>请关闭它，然后重试。</translation>
     </message>
 </context>
 <context>
@@ -1686,26 +1727,37 @@
     </message>
 </context>
 <context>
+    <name>LinkCheck</name>
+    <message>
+        <source>Open link?</source>
+        <translation>打开链接？</translation>
+    </message>
+    <message>
+        <source>Open this address in your web browser?</source>
+        <translation>在网页浏览器中打开此地址？</translation>
+    </message>
+</context>
+<context>
     <name>LocalApiSwitch</name>
     <message>
         <source>Local API: {0}</source>
-        <translation type="unfinished"></translation>
+        <translation>本地 API：{0}</translation>
     </message>
     <message>
         <source>Programs on this computer can use the loaded model at this address with the token in {0}.</source>
-        <translation type="unfinished"></translation>
+        <translation>本机上的程序可以通过此地址、使用 {0} 中的令牌调用已加载的模型。</translation>
     </message>
     <message>
         <source>Local API: not running</source>
-        <translation type="unfinished"></translation>
+        <translation>本地 API：未运行</translation>
     </message>
     <message>
         <source>Local API: off</source>
-        <translation type="unfinished"></translation>
+        <translation>本地 API：关闭</translation>
     </message>
     <message>
         <source>Turn it on in Settings &gt; Local API.</source>
-        <translation type="unfinished"></translation>
+        <translation>可在“设置 &gt; 本地 API”中开启。</translation>
     </message>
 </context>
 <context>
@@ -2690,11 +2742,11 @@
     </message>
     <message>
         <source>{0} is already being downloaded by another UniDesk process.</source>
-        <translation type="unfinished"></translation>
+        <translation>{0} 正由另一个 UniDesk 进程下载。</translation>
     </message>
     <message>
         <source>Let that download finish, then try again.</source>
-        <translation type="unfinished"></translation>
+        <translation>请等那个下载完成，然后重试。</translation>
     </message>
     <message>
         <source>{0} changed on the hub while it was being downloaded.</source>
@@ -3112,6 +3164,10 @@
         <translation>打开文件</translation>
     </message>
     <message>
+        <source>Copy path</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Passage</source>
         <translation>段落</translation>
     </message>
@@ -3122,6 +3178,14 @@
     <message>
         <source>No passage text was kept for this source.</source>
         <translation>此来源没有保存段落文字。</translation>
+    </message>
+    <message>
+        <source>No program on this computer opens {0} files. Copy the path to open it another way.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Copied</source>
+        <translation>已复制</translation>
     </message>
 </context>
 <context>
@@ -3422,6 +3486,14 @@
         <translation>在 127.0.0.1 上为其他工具提供的 OpenAI 兼容服务器。</translation>
     </message>
     <message>
+        <source>Diagnostics</source>
+        <translation>诊断</translation>
+    </message>
+    <message>
+        <source>What UniDesk writes to its log, for bug reports.</source>
+        <translation>UniDesk 写入日志的内容，用于报告问题。</translation>
+    </message>
+    <message>
         <source>The .gguf file or Hugging Face model folder to load. Empty: no model chosen yet.</source>
         <translation>要加载的 .gguf 文件或 Hugging Face 模型文件夹。留空：尚未选择模型。</translation>
     </message>
@@ -3434,20 +3506,20 @@
         <translation>下载的模型存放的位置。留空：应用的数据文件夹（其中的 models/）。已下载的模型保留在原处。</translation>
     </message>
     <message>
+        <source>Download source</source>
+        <translation>下载来源</translation>
+    </message>
+    <message>
+        <source>Where models are downloaded from. Automatic tries the Hugging Face hub, then the mirror, then ModelScope (for models published there), and says which one failed; a download that stopped resumes from the next source.</source>
+        <translation>从哪里下载模型。自动：依次尝试 Hugging Face、镜像站、ModelScope（仅限在那里发布的模型），并说明哪个来源失败；中断的下载会从下一个来源继续。</translation>
+    </message>
+    <message>
         <source>Backend</source>
         <translation>后端</translation>
     </message>
     <message>
         <source>Automatic</source>
         <translation>自动</translation>
-    </message>
-    <message>
-        <source>Diagnostics</source>
-        <translation>诊断</translation>
-    </message>
-    <message>
-        <source>What UniDesk writes to its log, for bug reports.</source>
-        <translation>UniDesk 写入日志的内容，用于报告问题。</translation>
     </message>
     <message>
         <source>Hugging Face hub</source>
@@ -3682,6 +3754,10 @@
         <translation>嵌入模型</translation>
     </message>
     <message>
+        <source>Sentence-embedding model used to index documents: a name or a local folder. Automatic picks a multilingual model for this computer (multilingual-e5-small without a GPU, a stronger one with a GPU); the knowledge panel offers to download it once, and until then the bundled English all-MiniLM-L6-v2 is used. Changing it re-embeds the knowledge base in the background; search uses the old vectors until the new ones are complete.</source>
+        <translation>用于索引文档的句向量模型：名称或本地文件夹。“自动”会为本机选择多语言模型（无 GPU 时用 multilingual-e5-small，有 GPU 时用更强的模型），知识库面板会提示下载一次；下载完成前使用内置的英文模型 all-MiniLM-L6-v2。更换后知识库在后台重新生成向量，完成之前搜索继续使用旧向量。</translation>
+    </message>
+    <message>
         <source>Chunk size</source>
         <translation>文本块大小</translation>
     </message>
@@ -3734,14 +3810,6 @@
         <translation>索引时一次嵌入多少个文本块。批越大，GPU 越忙；在 CPU 上 32-64 最好。每批完成后都会保存已完成的文档。</translation>
     </message>
     <message>
-        <source>Recognise scanned pages</source>
-        <translation>识别扫描页面</translation>
-    </message>
-    <message>
-        <source>Read the text of scanned PDF pages and of pictures (PNG, JPEG) you add, with text recognition (OCR) for Chinese and English that runs on this computer. It runs in the background and takes about a second per page. Off: such pages are left out.</source>
-        <translation>用在本机运行的中英文文字识别（OCR）读取扫描版 PDF 页面和您添加的图片（PNG、JPEG）中的文字。它在后台运行，每页约需一秒。关闭时跳过这些页面。</translation>
-    </message>
-    <message>
         <source>Pause indexing while answering</source>
         <translation>回答时暂停索引</translation>
     </message>
@@ -3770,24 +3838,20 @@
         <translation>秒</translation>
     </message>
     <message>
-        <source>Download source</source>
-        <translation>下载来源</translation>
-    </message>
-    <message>
-        <source>Where models are downloaded from. Automatic tries the Hugging Face hub, then the mirror, then ModelScope (for models published there), and says which one failed; a download that stopped resumes from the next source.</source>
-        <translation>从哪里下载模型。自动：依次尝试 Hugging Face、镜像站、ModelScope（仅限在那里发布的模型），并说明哪个来源失败；中断的下载会从下一个来源继续。</translation>
-    </message>
-    <message>
         <source>How many answers can be generated at the same time. Each one needs its own KV cache, so more parallel chats leave room for a shorter context. 0: the planner picks from the memory and the backend (several on a GPU or unified memory, fewer on a small CPU).</source>
         <translation>可以同时生成多少个回答。每个回答都需要自己的 KV 缓存，因此并行对话越多，可用的上下文越短。0：由规划器根据内存和后端选择（GPU 或统一内存上多个，小型 CPU 上较少）。</translation>
     </message>
     <message>
-        <source>Sentence-embedding model used to index documents: a name or a local folder. Automatic picks a multilingual model for this computer (multilingual-e5-small without a GPU, a stronger one with a GPU) and downloads it on first use; until then the bundled English all-MiniLM-L6-v2 is used. Changing it re-embeds the knowledge base in the background; search uses the old vectors until the new ones are complete.</source>
-        <translation>用于索引文档的句向量模型：名称或本地文件夹。“自动”会为本机选择多语言模型（无 GPU 时用 multilingual-e5-small，有 GPU 时用更强的模型），并在首次使用时下载；下载完成前使用内置的英文模型 all-MiniLM-L6-v2。更换后知识库在后台重新生成向量，完成之前搜索继续使用旧向量。</translation>
-    </message>
-    <message>
         <source>Re-order the found passages with a second model before answering, where it pays: the top 40 on a GPU, the top 10 on a CPU with 4 or more cores, none on smaller CPUs or when the reranker model is not on this computer.</source>
         <translation>回答前用第二个模型对找到的段落重新排序（仅在划算时）：GPU 上排前 40 段，4 核及以上 CPU 上排前 10 段，较小的 CPU 或本机没有重排序模型时不排序。</translation>
+    </message>
+    <message>
+        <source>Recognise scanned pages</source>
+        <translation>识别扫描页面</translation>
+    </message>
+    <message>
+        <source>Read the text of scanned PDF pages and of pictures (PNG, JPEG) you add, with text recognition (OCR) for Chinese and English that runs on this computer. It runs in the background and takes about a second per page. Off: such pages are left out.</source>
+        <translation>用在本机运行的中英文文字识别（OCR）读取扫描版 PDF 页面和您添加的图片（PNG、JPEG）中的文字。它在后台运行，每页约需一秒。关闭时跳过这些页面。</translation>
     </message>
     <message>
         <source>Largest file</source>
@@ -4135,19 +4199,19 @@
     <name>UncaughtErrorDialogs</name>
     <message>
         <source>Unexpected error</source>
-        <translation type="unfinished"></translation>
+        <translation>意外错误</translation>
     </message>
     <message>
         <source>Something went wrong: {0}</source>
-        <translation type="unfinished"></translation>
+        <translation>出错了：{0}</translation>
     </message>
     <message>
         <source>UniDesk keeps running; the details were written to {0}.</source>
-        <translation type="unfinished"></translation>
+        <translation>UniDesk 仍在运行；详细信息已写入 {0}。</translation>
     </message>
     <message>
         <source>{0} more errors happened since.</source>
-        <translation type="unfinished"></translation>
+        <translation>此后又发生了 {0} 个错误。</translation>
     </message>
 </context>
 <context>

@@ -26,9 +26,8 @@ def ask_before_opening(parent: QWidget) -> LinkConfirmer:
     """A confirmer that shows the exact address in a dialog and returns whether the user chose to open it."""
 
     def confirm(url: QUrl) -> bool:
-        tr = QCoreApplication.translate
-        box = QMessageBox(QMessageBox.Icon.Question, tr("LinkCheck", "Open link?"),
-                          tr("LinkCheck", "Open this address in your web browser?"),
+        box = QMessageBox(QMessageBox.Icon.Question, QCoreApplication.translate("LinkCheck", "Open link?"),
+                          QCoreApplication.translate("LinkCheck", "Open this address in your web browser?"),
                           QMessageBox.StandardButton.Open | QMessageBox.StandardButton.Cancel, parent)
         box.setInformativeText(exact_address(url))
         box.setDefaultButton(QMessageBox.StandardButton.Cancel)
