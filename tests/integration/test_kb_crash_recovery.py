@@ -87,14 +87,16 @@ def test_kill_during_ingestion_then_resume(tmp_path: Path) -> None:
 
     with open_knowledge_base(home / "data" / KB_FOLDER_NAME) as kb:
         records = kb.documents()
-        done = [r for r in records if r.status is DocumentStatus.INDEXED]
+        done = [r for r in records if r.status is DocumentStatus.INDEXED]  # read: findable by keywords at least
+        embedded = [r for r in done if r.embedded]
         unfinished = [r for r in records if r.status is not DocumentStatus.INDEXED]
         assert done and len(done) < FILES, "killed in the middle"
         report = check_consistency(open_database(kb.database_path), kb.vector_store)
         assert report.ok, report.problems
         assert report.chunks == sum(r.chunk_count for r in done)
+        assert report.awaiting_vectors == len(done) - len(embedded)
 
-        # Nothing of an unfinished document can be found, by keyword or by vector.
+        # Nothing of a document that was not read completely can be found, by keyword or by vector.
         done_ids = {r.id for r in done}
         for record in [r for r in unfinished if r.status is not DocumentStatus.PENDING][:3] + unfinished[:2]:
             index = int(Path(record.path).stem.removeprefix("doc"))
@@ -104,8 +106,9 @@ def test_kill_during_ingestion_then_resume(tmp_path: Path) -> None:
         # Restart: the same add resumes; finished files are skipped, the rest is indexed.
         summary = kb.indexer().run([folder], ProgressTracker(), threading.Event())
         assert summary.files_skipped == len(done)
-        assert summary.files_indexed == len(unfinished) and summary.files_failed == 0
-        assert {r.status for r in kb.documents()} == {DocumentStatus.INDEXED}
+        # Documents read before the kill are embedded now (from their last written vectors on).
+        assert summary.files_indexed == len(unfinished) + len(done) - len(embedded) and summary.files_failed == 0
+        assert {r.stage for r in kb.documents()} == {"indexed"}
         report = check_consistency(open_database(kb.database_path), kb.vector_store)
         assert report.ok and report.orphan_vectors == 0, report
         last = unfinished[-1]

@@ -51,11 +51,11 @@ def drop_mime(target: QWidget, mime: QMimeData) -> tuple[bool, bool]:
 
 
 def wait_until_indexed(qtbot: Any, panel: KnowledgeBasePanel, paths: Sequence[Path]) -> None:
-    """Wait until the panel shows every path with a final state, and the job's end."""
+    """Wait until the panel shows every path with a final state (embedded, or failed), and the job's end."""
     def settled() -> bool:
         shown = {record.path: record for record in panel.table.records()}
         progress = panel.progress.progress
         return not panel.indexing and progress is not None and progress.finished and all(
-            str(path) in shown and shown[str(path)].status.value in ("indexed", "failed") for path in paths)
+            str(path) in shown and shown[str(path)].stage in ("indexed", "failed") for path in paths)
 
     qtbot.waitUntil(settled, timeout=INDEXING_TIMEOUT_MS)

@@ -132,7 +132,8 @@ class Indexer:
         """
         connection = open_database(self._database_path)
         try:
-            switched = self._run(connection, paths, progress, cancel)
+            with self._reader() as read:  # the reader process starts while the embedding model loads
+                switched = self._run(connection, read, paths, progress, cancel)
         finally:
             connection.close()
         snapshot = progress.snapshot()
@@ -159,7 +160,7 @@ class Indexer:
         return StepAside(checks, progress)
 
     def _run(
-        self, connection: Any, paths: Sequence[Path], progress: ProgressTracker, cancel: threading.Event
+        self, connection: Any, read: Read, paths: Sequence[Path], progress: ProgressTracker, cancel: threading.Event
     ) -> bool:
         progress.update(phase="starting", message=f"loading the embedding model {self._embedder.model_name}")
         embedder = self._embedder
@@ -190,13 +191,12 @@ class Indexer:
                          len(plan.removed))
         progress.update(phase="indexing")
         step_aside = self._step_aside(progress)
-        with self._reader() as read:
-            preparer = Preparer(read, self._chunk or _default_chunk(), embedder.count_tokens, chunk_tokens, overlap,
-                                self._options.limits.max_file_bytes)
-            reading = ReadingStage(self._database_path, preparer, progress)
-            embedding = EmbeddingStage(connection, self._vector_store, target.collection, embedder, progress,
-                                       self._options.batch_chunks, step_aside, self._options.gather_seconds)
-            run_pipeline(plan.work, reading, embedding, cancel)
+        preparer = Preparer(read, self._chunk or _default_chunk(), embedder.count_tokens, chunk_tokens, overlap,
+                            self._options.limits.max_file_bytes)
+        reading = ReadingStage(self._database_path, preparer, progress)
+        embedding = EmbeddingStage(connection, self._vector_store, target.collection, embedder, progress,
+                                   self._options.batch_chunks, step_aside, self._options.gather_seconds)
+        run_pipeline(plan.work, reading, embedding, cancel)
         switched = False
         if not cancel.is_set() and target.state != ACTIVE:
             switched = reembed_into(connection, self._vector_store, embedder, target, progress, cancel,
@@ -204,7 +204,6 @@ class Indexer:
         progress.update(phase="cleaning", current_file=None)
         clean_orphan_vectors(connection, self._vector_store)
         return switched
-
 
     @contextmanager
     def _reader(self) -> Iterator[Read]:
@@ -215,6 +214,7 @@ class Indexer:
             return
         worker = ParseWorker(self._options.limits, self._options.parser)
         try:
+            worker.start()
             yield worker.parse
         finally:
             worker.close()

@@ -144,6 +144,10 @@ class ParseWorker:
             "again.",
         )
 
+    def start(self) -> None:
+        """Start the worker process now (else the first :meth:`parse` does): it starts while other work goes on."""
+        self._ensure_started()
+
     def _ensure_started(self) -> Connection:
         if self._connection is not None and self._process is not None and self._process.is_alive():
             return self._connection

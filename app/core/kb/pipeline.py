@@ -38,7 +38,7 @@ from app.core.kb.preparation import (
     UnchangedDocument,
 )
 from app.core.kb.progress import FileProblem, ProgressTracker
-from app.core.kb.read_attempts import begin_attempt, end_attempt, forget_attempts
+from app.core.kb.read_attempts import begin_attempt, cancel_attempt, end_attempt, forget_attempts
 from app.core.kb.spaces import add_member
 from app.core.kb.step_aside import StepAside, clear_to_embed, embed_in_steps
 from app.core.kb.vector_store import VectorKey, VectorStore
@@ -98,6 +98,8 @@ class ReadingStage:
         self._progress.update(current_file=str(item.path))
         outcome = self._prepare(item, lambda: cancel.is_set() or self.halt.is_set())
         if isinstance(outcome, CancelledDocument):
+            with transaction(connection):
+                cancel_attempt(connection, item.document_id)
             return False
         document_id = item.document_id
         if isinstance(outcome, FailedDocument):

@@ -41,6 +41,14 @@ def end_attempt(connection: sqlite3.Connection, document_id: int) -> None:
     connection.execute("UPDATE read_attempts SET open = 0 WHERE document_id = ?", (document_id,))
 
 
+def cancel_attempt(connection: sqlite3.Connection, document_id: int) -> None:
+    """The run was cancelled while the document was read: that attempt does not count."""
+    connection.execute(
+        "UPDATE read_attempts SET attempts = attempts - 1, open = 0 WHERE document_id = ?", (document_id,)
+    )
+    connection.execute("DELETE FROM read_attempts WHERE document_id = ? AND attempts <= 0", (document_id,))
+
+
 def attempts(connection: sqlite3.Connection, document_id: int) -> int:
     row = connection.execute("SELECT attempts FROM read_attempts WHERE document_id = ?", (document_id,)).fetchone()
     return 0 if row is None else int(row["attempts"])

@@ -8,6 +8,7 @@ big one finishes.
 
 from __future__ import annotations
 
+import argparse
 import threading
 import tracemalloc
 import zipfile
@@ -16,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from app.cli.kb import _list
 from app.core.kb.catalog import DocumentRecord, DocumentStatus
 from app.core.kb.consistency import check_consistency
 from app.core.kb.database import open_database
@@ -69,8 +71,15 @@ def by_name(kb: KnowledgeBase) -> dict[str, DocumentRecord]:
     return {Path(record.path).name: record for record in kb.documents()}
 
 
+def kb_list(kb: KnowledgeBase, capsys: pytest.CaptureFixture[str]) -> list[str]:
+    """What `unidesk kb list` prints for this knowledge base, line by line."""
+    capsys.readouterr()
+    assert _list(argparse.Namespace(json=False), kb) == 0
+    return capsys.readouterr().out.splitlines()
+
+
 def test_a_file_that_kills_the_reader_fails_alone_and_is_not_read_again(
-        kb: KnowledgeBase, docs: Path, reads_log: Path) -> None:
+        kb: KnowledgeBase, docs: Path, reads_log: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (docs / "kill-poison.txt").write_text("this file takes the reader process down", encoding="utf-8")
     summary = run(kb, docs)
     records = by_name(kb)
@@ -85,6 +94,9 @@ def test_a_file_that_kills_the_reader_fails_alone_and_is_not_read_again(
     assert reads(reads_log).count("kill-poison.txt") == 1, "never read again while it is unchanged"
     assert by_name(kb)["kill-poison.txt"].error_kind == "crashed"
     assert check_consistency(open_database(kb.database_path), kb.vector_store).ok
+    listing = kb_list(kb, capsys)
+    assert "STAGE" in listing[0] and sum(" indexed " in line for line in listing) == 2
+    assert any("crashed (after 1 attempt(s)): " in line for line in listing)
 
 
 def _interrupt(kb: KnowledgeBase, docs: Path, name: str, times: int) -> None:
@@ -124,6 +136,27 @@ def test_a_file_the_app_died_reading_once_is_read_again(kb: KnowledgeBase, docs:
     record = by_name(kb)["unlucky.txt"]
     assert record.stage == "indexed" and record.read_attempts == 0
     assert reads(reads_log) == ["unlucky.txt"]
+
+
+def test_cancelling_while_a_file_is_read_does_not_count_as_an_attempt(
+        kb: KnowledgeBase, tmp_path: Path, reads_log: Path) -> None:
+    folder = tmp_path / "slow"
+    folder.mkdir()
+    (folder / "hang-slow.txt").write_text("a file whose reading never ends", encoding="utf-8")
+    cancel = threading.Event()
+    summaries: list[IndexingSummary] = []
+    indexer = kb.indexer(IndexingOptions(batch_chunks=4, parser=HOOK))
+    worker = threading.Thread(target=lambda: summaries.append(indexer.run([folder], ProgressTracker(), cancel)))
+    worker.start()
+    for _ in range(WAIT_SECONDS * 10):
+        if "hang-slow.txt" in reads(reads_log):
+            break
+        cancel.wait(0.1)
+    cancel.set()
+    worker.join(WAIT_SECONDS)
+    assert summaries and summaries[0].cancelled
+    record = by_name(kb)["hang-slow.txt"]
+    assert record.status is DocumentStatus.PENDING and record.read_attempts == 0
 
 
 def test_files_over_the_size_cap_fail_with_the_limit_and_the_setting(tmp_path: Path, docs: Path) -> None:
@@ -177,7 +210,7 @@ def test_a_real_docx_passes_the_archive_check(tmp_path: Path) -> None:
 
 
 def test_a_document_is_found_by_keywords_before_its_vectors_are_in(
-        kb: KnowledgeBase, docs: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        kb: KnowledgeBase, docs: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     embedder = kb.embedders.get(kb.settings.str_value("kb.embedding_model"))
     embedder.load()
     gate = threading.Event()
@@ -200,6 +233,7 @@ def test_a_document_is_found_by_keywords_before_its_vectors_are_in(
         assert {record.stage for record in kb.documents()} == {"keywords"}
         hits = kb.search("waggle dance", k=3).hits
         assert hits and Path(hits[0].path).name == "bees.txt" and hits[0].retrievers == ("keyword",)
+        assert sum(" keywords " in line for line in kb_list(kb, capsys)) == 2
     finally:
         gate.set()
         worker.join(WAIT_SECONDS)
