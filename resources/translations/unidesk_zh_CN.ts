@@ -203,6 +203,14 @@
         <translation>必须为 null 或 64 位小写十六进制数字</translation>
     </message>
     <message>
+        <source>must be a commit id, tag or branch of the repository</source>
+        <translation>必须是仓库的提交 id、标签或分支</translation>
+    </message>
+    <message>
+        <source>must map an HF variant&apos;s file names to 64 lower-case hex digits</source>
+        <translation>必须把 HF 变体的文件名映射到 64 位小写十六进制数字</translation>
+    </message>
+    <message>
         <source>must be a {0}</source>
         <translation>必须是 {0} 类型</translation>
     </message>

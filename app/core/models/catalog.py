@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from importlib import resources
@@ -18,6 +19,8 @@ VariantFormat = Literal["gguf", "hf"]
 CATALOG_PACKAGE = "app.core.models"
 CATALOG_RESOURCE = "data/models.json"
 
+
+_COMMIT = re.compile(r"^[0-9a-f]{40}$")
 
 @dataclass(frozen=True)
 class CatalogVariant:
@@ -41,6 +44,15 @@ class CatalogVariant:
     quantization_config: Mapping[str, Any] | None
     gated: bool
     note: str
+    files_sha256: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def pinned(self) -> bool:
+        """Whether the download is pinned: a commit id as ``revision`` and the catalog's own checksums (the
+        GGUF file's ``sha256``, or ``files_sha256`` for an HF variant); otherwise the hub's branch is followed
+        and its stated checksums are trusted."""
+        checksums = bool(self.sha256) if self.format == "gguf" else bool(self.files_sha256)
+        return bool(_COMMIT.match(self.revision)) and checksums
 
     @property
     def backend(self) -> Literal["llamacpp", "vllm"]:
@@ -58,6 +70,8 @@ class CatalogVariant:
             "quantization": self.quantization,
             "approx_size_bytes": self.approx_size_bytes,
             "sha256": self.sha256,
+            "files_sha256": dict(self.files_sha256),
+            "pinned": self.pinned,
             "gated": self.gated,
             "backend": self.backend,
             "note": self.note,
@@ -191,6 +205,7 @@ def _build_model(entry: Mapping[str, Any]) -> CatalogModel:
             quantization_config=variant.get("quantization_config"),
             gated=bool(variant.get("gated", False)),
             note=variant.get("note", ""),
+            files_sha256=tuple(sorted((variant.get("files_sha256") or {}).items())),
         )
         for variant in entry["variants"]
     )

@@ -13,11 +13,12 @@ CATALOG_SCHEMA = 1
 _ID = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
 _REPO = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$")
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
+_REVISION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/-]*$")  # a branch, tag or 40-hex commit
 _MODEL_TEXT_KEYS = ("id", "name", "family", "publisher", "parameters", "license", "summary", "source",
                     "default_variant")
 _MODEL_KEYS = frozenset({*_MODEL_TEXT_KEYS, "languages", "context_length", "config", "variants"})
 _VARIANT_KEYS = frozenset({"id", "format", "repo", "revision", "file", "quantization", "approx_size_bytes",
-                           "sha256", "quantization_config", "gated", "note"})
+                           "sha256", "files_sha256", "quantization_config", "gated", "note"})
 CONTEXT = "CatalogErrors"
 
 
@@ -134,11 +135,25 @@ def _check_variant(variant: Any, where: str, origin: str) -> None:
     if sha256 is not None and (not isinstance(sha256, str) or not _SHA256.match(sha256)):
         raise _fail(origin, f"{where}.sha256",
                     _problem(QT_TRANSLATE_NOOP("CatalogErrors", "must be null or 64 lower-case hex digits")))
+    revision = variant.get("revision")
+    if revision is not None and (not isinstance(revision, str) or not _REVISION.match(revision)):
+        raise _fail(origin, f"{where}.revision",
+                    _problem(QT_TRANSLATE_NOOP("CatalogErrors",
+                                               "must be a commit id, tag or branch of the repository")))
+    files_sha256 = variant.get("files_sha256")
+    if files_sha256 is not None and (
+        variant.get("format") != "hf" or not isinstance(files_sha256, dict)
+        or not all(isinstance(name, str) and isinstance(digest, str) and _SHA256.match(digest)
+                   for name, digest in files_sha256.items())
+    ):
+        raise _fail(origin, f"{where}.files_sha256",
+                    _problem(QT_TRANSLATE_NOOP("CatalogErrors",
+                                               "must map an HF variant's file names to 64 lower-case hex digits")))
     quantization_config = variant.get("quantization_config")
     if quantization_config is not None and not isinstance(quantization_config, dict):
         raise _fail(origin, f"{where}.quantization_config",
                     _problem(QT_TRANSLATE_NOOP("CatalogErrors", "must be an object")))
-    for key, kind in (("revision", str), ("note", str), ("gated", bool)):
+    for key, kind in (("note", str), ("gated", bool)):
         if key in variant and not isinstance(variant[key], kind):
             raise _fail(origin, f"{where}.{key}", _problem(QT_TRANSLATE_NOOP("CatalogErrors", "must be a {0}"),
                                                              kind.__name__))

@@ -140,7 +140,7 @@ class ModelLibrary:
             known = ((variant.file_name, variant.sha256),) if variant.sha256 else ()
             return DownloadSpec(variant.repo_id, target.parent, variant.revision, (variant.file_name,),
                                 known_sha256=known, label=label)
-        return DownloadSpec(variant.repo_id, target, variant.revision, label=label)
+        return DownloadSpec(variant.repo_id, target, variant.revision, known_sha256=variant.files_sha256, label=label)
 
     def _register(self, result: DownloadResult, model: CatalogModel, variant: CatalogVariant) -> DownloadResult:
         local = self.local.register_download(
