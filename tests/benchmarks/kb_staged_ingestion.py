@@ -1,8 +1,8 @@
 """Benchmark: a big one-line file through `unidesk kb add` (keyword-findable time, embedding rate against one raw
 ``encode`` of the same chunks, peak memory), small files beside it, and a DOCX zip bomb; one JSON document out.
 
-Usage: ``.venv/bin/python -m tests.benchmarks.kb_staged_ingestion [--only big,folder,bomb] [--mb 10.8]
-[--embed-seconds 240 | --full] [--work-dir DIR]``
+Usage: ``.venv/bin/python -m tests.benchmarks.kb_staged_ingestion [--only big,folder,bomb,ratio] [--mb 10.8]
+[--embed-seconds 240 | --full] [--ratio-mb 0.15] [--rounds 2] [--work-dir DIR]``
 
 ``kb add`` runs as a real subprocess in its own home (MiniLM, chunks of 254 tokens); this process watches its
 SQLite file read-only (status, keyword index), its progress lines on stderr (chunks embedded) and the resident
@@ -297,13 +297,65 @@ def measure_bomb(work: Path) -> dict[str, Any]:
     return result
 
 
+def _pipeline_side(folder: Path, source: Path, pool: Any, sides: dict[str, float]) -> list[str]:
+    """Index ``source`` into a fresh knowledge base; returns the chunk texts it stored."""
+    from app.core.config import Settings
+    from app.core.kb.knowledge_base import KnowledgeBase
+    from app.core.kb.progress import ProgressTracker
+
+    with KnowledgeBase(folder, Settings({"kb.embedding_model": "all-MiniLM-L6-v2"}), pool) as kb:
+        started = time.perf_counter()
+        summary = kb.indexer().run([source], ProgressTracker(), threading.Event())
+        sides["pipeline_s"] = time.perf_counter() - started
+        sides["pipeline_embedding_chunks_per_second"] = summary.chunks_per_second
+        connection = sqlite3.connect(kb.database_path)
+        texts = [row[0] for row in connection.execute("SELECT text FROM chunks ORDER BY ordinal")]
+        connection.close()
+    return texts
+
+
+def _raw_side(model: Any, texts: list[str], sides: dict[str, float]) -> None:
+    started = time.perf_counter()
+    model.encode(texts, batch_size=64)
+    sides["raw_encode_s"] = time.perf_counter() - started
+
+
+def measure_embed_ratio(work: Path, megabytes: float, rounds: int) -> dict[str, Any]:
+    """``Indexer.run`` over a one-line file (model loaded beforehand: reader process, parse, chunk, FTS5, embed,
+    chromadb) against one raw ``encode`` of exactly the chunks it stored, alternating which runs first."""
+    from app.core.kb.knowledge_base import EmbedderPool
+
+    pool = EmbedderPool(device="cpu")
+    model = pool.get("all-MiniLM-L6-v2")._loaded_model()
+    source = one_line_file(work / "slice.txt", megabytes)
+    runs: list[dict[str, Any]] = []
+    texts: list[str] = []
+    for number in range(rounds):
+        sides: dict[str, float] = {}
+        folder = work / f"ratio-{number}"
+        if number % 2 == 0 or not texts:
+            texts = _pipeline_side(folder, source, pool, sides)
+            _raw_side(model, texts, sides)
+        else:  # the raw side first, over the chunks of the previous round (the same file cut the same way)
+            _raw_side(model, texts, sides)
+            texts = _pipeline_side(folder, source, pool, sides)
+        runs.append({**{key: round(value, 2) for key, value in sides.items()}, "chunks": len(texts),
+                     "ratio": round(sides["raw_encode_s"] / sides["pipeline_s"], 3)})
+        log(f"embed ratio round {number}: {runs[-1]}")
+    ratios = sorted(run["ratio"] for run in runs)
+    return {"file_mb": megabytes, "rounds": runs, "median_ratio_raw_encode_over_pipeline": ratios[len(ratios) // 2],
+            "load_average_after": load_average()}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--only", default="big,folder,bomb")
+    parser.add_argument("--only", default="big,folder,bomb,ratio")
     parser.add_argument("--mb", type=float, default=10.8)
     parser.add_argument("--embed-seconds", type=float, default=240.0)
     parser.add_argument("--full", action="store_true", help="wait until the big file is fully embedded")
     parser.add_argument("--work-dir", type=Path, default=None)
+    parser.add_argument("--ratio-mb", type=float, default=0.15, help="ratio: size of the one-line file")
+    parser.add_argument("--rounds", type=int, default=2, help="ratio: rounds (the order alternates)")
     arguments = parser.parse_args(argv)
     work = arguments.work_dir or Path(tempfile.mkdtemp(prefix="kb-staged-"))
     work.mkdir(parents=True, exist_ok=True)
@@ -318,6 +370,8 @@ def main(argv: list[str] | None = None) -> int:
             report["folder"] = measure_folder(work, arguments.mb, 30.0)
         elif name == "bomb":
             report["docx_bomb"] = measure_bomb(work)
+        elif name == "ratio":
+            report["embed_ratio"] = measure_embed_ratio(work, arguments.ratio_mb, arguments.rounds)
     report["machine_after"] = load_average()
     print(json.dumps(report, indent=2))
     return 0

@@ -263,3 +263,20 @@ def test_chunking_calls_the_counter_sparingly() -> None:
     chunks = list(iter_chunks(document, counter, 128, 16))
     assert len(chunks) > 1000
     assert counter.calls <= 3 * len(chunks)
+
+
+@pytest.mark.parametrize("line", [
+    " ".join(f"Sentence {number} says the cache index moved to disk {number % 13}." for number in range(6000)),
+    " ".join(f"word{number} cache index vector latency" for number in range(8000)),  # no sentence ends
+    "".join(f"{number:x}q" for number in range(60000)),  # one word, no spaces: cut into character runs
+], ids=["sentences", "no-sentence-ends", "no-spaces"])
+def test_one_huge_line_is_chunked_with_a_bounded_number_of_counts_per_chunk(line: str) -> None:
+    """A file of one long line (10 MB ones are common: minified, exported, OCR'd) costs a few counts per chunk,
+    never counts that grow with the line."""
+    counter = CountingCounter(subword_tokens)
+    document = single_page([Section(line)])
+    chunks = list(iter_chunks(document, counter, 254, 64))
+    assert len(chunks) > 100
+    assert counter.calls <= 3 * len(chunks) + 10
+    assert all(chunk.token_count <= 254 for chunk in chunks)
+    assert document.pages[0].text[chunks[-1].char_start : chunks[-1].char_end] == chunks[-1].text
