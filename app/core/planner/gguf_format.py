@@ -167,8 +167,8 @@ def read_gguf_header(path: Path) -> GgufHeader:
             fields[key] = _read_value(cursor, cursor.u32(f"the type of {key}"), key)
         tensors = [_read_tensor_info(cursor) for _ in range(n_tensors)]
         alignment = fields.get("general.alignment", DEFAULT_ALIGNMENT)
-        power_of_two = isinstance(alignment, int) and alignment > 0 and not alignment & (alignment - 1)
-        if isinstance(alignment, bool) or not power_of_two:
+        valid = isinstance(alignment, int) and not isinstance(alignment, bool) and alignment > 0
+        if not isinstance(alignment, int) or not valid or alignment & (alignment - 1):
             raise GgufFormatError(f"general.alignment is {alignment!r}, not a power of two")
         data_offset = -(-cursor.position // alignment) * alignment
     return GgufHeader(version, fields, tensors, data_offset, size)

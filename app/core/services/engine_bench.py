@@ -128,9 +128,10 @@ def _settings(manager: EngineManager) -> dict[str, Any]:
     """What the engine runs with, as it reports it (context, batch, KV type, threads, offload)."""
     engine = manager.engine
     loaded = manager.status().loaded
-    described: dict[str, Any] = engine.describe_build() if engine is not None else {}
-    settings = {key: described[key] for key in ("n_ctx", "n_ctx_per_sequence", "n_batch", "flash_attention",
-                                                "gpu_offload") if key in described}
+    describe = getattr(engine, "describe_build", None)
+    described: dict[str, Any] = describe() if describe is not None else {}
+    wanted = ("n_ctx", "n_ctx_per_sequence", "n_batch", "flash_attention", "gpu_offload")
+    settings: dict[str, Any] = {key: described[key] for key in wanted if key in described}
     if loaded is not None:
         settings["kv_cache_dtype"] = loaded.config.kv_cache_dtype
         settings["notes"] = list(loaded.notes)
