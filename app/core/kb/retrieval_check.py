@@ -9,6 +9,7 @@ is among the top k hits: the number to compare after changing the embedding mode
 from __future__ import annotations
 
 import random
+import re
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -20,7 +21,9 @@ from app.core.kb.retrieval import SearchResult
 
 DEFAULT_SAMPLES: Final = 20
 MIN_PASSAGE_CHARACTERS: Final = 120
-"""Shorter chunks (a heading, a table's last row) make poor questions and are not sampled."""
+"""Shorter chunks (a heading, a table's last row) make poor questions and are not sampled; a Chinese,
+Japanese or Korean character counts twice (it carries about as much as two letters of English)."""
+_WIDE: Final = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 
 QuestionWriter = Callable[[str], str]
 """Writes one question that the given passage answers."""
@@ -94,12 +97,14 @@ def sample_passages(database_path: Path, count: int, seed: int | None = None) ->
             "SELECT c.id, c.document_id, d.path, c.page, c.char_start, c.char_end, c.text FROM chunks c "
             "JOIN documents d ON d.id = c.document_id WHERE d.status = 'indexed' AND length(c.text) >= ? "
             "ORDER BY c.id",
-            (MIN_PASSAGE_CHARACTERS,),
+            (MIN_PASSAGE_CHARACTERS // 2,),
         ).fetchall()
     finally:
         connection.close()
     by_document: dict[int, list[Passage]] = {}
     for row in rows:
+        if len(row[6]) + len(_WIDE.findall(row[6])) < MIN_PASSAGE_CHARACTERS:
+            continue
         passage = Passage(int(row[0]), int(row[1]), str(row[2]), row[3], int(row[4]), int(row[5]), str(row[6]))
         by_document.setdefault(passage.document_id, []).append(passage)
     pools = list(by_document.values())
