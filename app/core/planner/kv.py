@@ -16,6 +16,7 @@ from app.core.planner.metadata import ModelMetadata
 
 LLAMACPP_CTX_PAD = 256  # llama.cpp rounds n_ctx (and each stream, and the SWA cache) up to this
 LLAMACPP_N_UBATCH = 512  # llama.cpp's default physical batch; the SWA cache keeps this many extra cells
+VLLM_NULL_BLOCKS = 1  # vLLM's BlockPool keeps one block back (its null block) in every layer's cache
 
 
 def _check_dtype(kv_cache_dtype: str) -> str:
@@ -135,7 +136,9 @@ def vllm_kv_layout(
 
     Full-attention layers need ``ceil(max_model_len / block_size)`` blocks per sequence;
     sliding-window layers need ``ceil(min(window - 1 + max_num_batched_tokens, max_model_len) /
-    block_size) + 1`` blocks (vLLM's SlidingWindowSpec), never more than the full amount.
+    block_size) + 1`` blocks (vLLM's SlidingWindowSpec), never more than the full amount. Every
+    layer also keeps VLLM_NULL_BLOCKS block that vLLM's block pool holds back for itself (so a KV
+    cache given in bytes must include it, or the last block of the longest chat does not fit).
     """
     n_seq = max(1, parallel_chats)
     full_blocks = -(-context_length // block_size)
@@ -143,9 +146,10 @@ def vllm_kv_layout(
     if model.sliding_window and any(model.sliding_layers):
         window_tokens = min(model.sliding_window - 1 + max_num_batched_tokens, context_length)
         sliding_blocks = min(full_blocks, -(-window_tokens // block_size) + 1)
+    reserved = VLLM_NULL_BLOCKS * block_size
     return KvLayout(
-        full_cells=full_blocks * block_size * n_seq,
-        sliding_cells=sliding_blocks * block_size * n_seq,
+        full_cells=full_blocks * block_size * n_seq + reserved,
+        sliding_cells=sliding_blocks * block_size * n_seq + reserved,
         n_ctx=full_blocks * block_size,
         per_sequence_cells=full_blocks * block_size,
     )

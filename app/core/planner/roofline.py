@@ -29,15 +29,15 @@ def aggregate_decode_tokens_per_second_bound(
     bandwidth_bytes_per_second: float,
     kv_cache_dtype: str,
     context_tokens: int,
-    parallel_sequences: int,
+    parallel_chats: int,
 ) -> float | None:
-    """Total tokens/s ceiling for ``parallel_sequences`` chats decoding together: one step reads
-    the active weights once and every sequence's KV (MoE routing spread across the batch is ignored).
+    """Total tokens/s ceiling for ``parallel_chats`` chats decoding together: one step reads
+    the active weights once and every chat's KV (MoE routing spread across the batch is ignored).
     """
     if bandwidth_bytes_per_second <= 0:
         return None
-    sequences = max(1, parallel_sequences)
-    step_bytes = model.active_weight_bytes + sequences * kv_bytes_for_context(
+    chats = max(1, parallel_chats)
+    step_bytes = model.active_weight_bytes + chats * kv_bytes_for_context(
         model, kv_cache_dtype, max(0, context_tokens)
     )
-    return sequences * bandwidth_bytes_per_second / step_bytes
+    return chats * bandwidth_bytes_per_second / step_bytes

@@ -2,14 +2,13 @@
 
 Each case creates a real llama.cpp context for a generated GGUF with the parameters the llama.cpp
 backend builds from the plan (``llamacpp_native.context_params``: n_ctx, n_seq_max, kv_unified,
-swa_full, batch sizes, flash attention, KV type) and reads the sizes
-llama.cpp logs: "llama_kv_cache: size = X MiB (N cells, L layers, s/S seqs), K (t): .., V (t): .."
+swa_full, batch sizes, flash attention, KV type) and reads the sizes llama.cpp logs through the
+app's log router: "llama_kv_cache: size = X MiB (N cells, L layers, s/S seqs), K (t): .., V (t): .."
 and "CPU compute buffer size = X MiB".
 """
 
 from __future__ import annotations
 
-import logging
 import re
 from dataclasses import dataclass
 
@@ -47,21 +46,18 @@ class Allocation:
     compute_mib: float
 
 
-def allocate(config: EngineConfig, capsys: pytest.CaptureFixture[str]) -> Allocation:
-    """Create and free a llama.cpp context as the backend does for ``config``; parse its log (llama-cpp-python
-    prints it to stderr)."""
+def allocate(config: EngineConfig) -> Allocation:
+    """Create and free a llama.cpp context as the backend does for ``config``; parse what llama.cpp logged
+    (through the app's own log router, which receives llama.cpp's log once any engine has loaded)."""
     llama_cpp = pytest.importorskip("llama_cpp")
-    from llama_cpp import _logger
+    from app.core.engines.backends.llamacpp_native import context_params, install_log_router
 
-    from app.core.engines.backends.llamacpp_native import context_params
-
-    path = config.model_path
-    previous_level = _logger.logger.level
-    _logger.logger.setLevel(logging.DEBUG)
-    capsys.readouterr()
-    try:
+    router = install_log_router()
+    with router.capture() as lines:
         llama_cpp.llama_backend_init()
-        model = llama_cpp.llama_model_load_from_file(str(path).encode(), llama_cpp.llama_model_default_params())
+        model = llama_cpp.llama_model_load_from_file(
+            str(config.model_path).encode(), llama_cpp.llama_model_default_params()
+        )
         assert model, "llama.cpp could not load the test model"
         try:
             context = llama_cpp.llama_init_from_model(model, context_params(llama_cpp, config, threads=1))
@@ -69,9 +65,7 @@ def allocate(config: EngineConfig, capsys: pytest.CaptureFixture[str]) -> Alloca
             llama_cpp.llama_free(context)
         finally:
             llama_cpp.llama_model_free(model)
-        log = capsys.readouterr().err
-    finally:
-        _logger.logger.setLevel(previous_level)
+    log = "".join(lines)
     size = KV_SIZE_LINE.search(log)
     n_ctx_match = N_CTX_LINE.search(log)
     compute = COMPUTE_LINE.search(log)
@@ -108,7 +102,6 @@ CASES = [
 @pytest.mark.parametrize(("shape", "weights", "context", "chats", "kv_type"), CASES)
 def test_plan_matches_llamacpp_kv_and_compute(
     tiny_gguf_factory: GgufFactory,
-    capsys: pytest.CaptureFixture[str],
     shape: str | ModelShape,
     weights: str,
     context: int,
@@ -126,7 +119,7 @@ def test_plan_matches_llamacpp_kv_and_compute(
     llamacpp = plan.recommended.llamacpp
     assert llamacpp is not None
     config = EngineConfig(path, context, chats, kv_cache_dtype=kv_type, flash_attention="on", llamacpp=llamacpp)
-    allocation = allocate(config, capsys)
+    allocation = allocate(config)
 
     assert allocation.n_ctx == llamacpp.n_ctx
     streams = 1 if llamacpp.kv_unified else chats
@@ -142,13 +135,13 @@ def test_plan_matches_llamacpp_kv_and_compute(
 
 @pytest.mark.parametrize(("context", "chats"), [(1300, 3), (700, 4)])
 def test_unified_kv_layout_matches_llamacpp(
-    tiny_gguf_factory: GgufFactory, capsys: pytest.CaptureFixture[str], context: int, chats: int
+    tiny_gguf_factory: GgufFactory, context: int, chats: int
 ) -> None:
     path = tiny_gguf_factory("llama-deep", "f32")
     model = read_model_metadata(path)
     layout = llamacpp_kv_layout(model, context, chats, kv_unified=True)
     plan = LlamaCppPlan(n_ctx=layout.n_ctx, kv_unified=True)
-    allocation = allocate(EngineConfig(path, context, chats, flash_attention="on", llamacpp=plan), capsys)
+    allocation = allocate(EngineConfig(path, context, chats, flash_attention="on", llamacpp=plan))
     assert allocation.streams == 1
     assert allocation.cells == layout.full_cells == layout.n_ctx
     assert allocation.kv_mib == mib_text(kv_bytes_for_cells(model, "f16", layout.full_cells, layout.sliding_cells))

@@ -66,7 +66,7 @@ def test_gb10_vllm_fits_and_utilization_covers_the_plan(tmp_path: Path) -> None:
     assert plan.memory_kind == "unified"
     assert plan.kv_cache_dtype == "bf16"  # vLLM's "auto" is the model dtype
     assert plan.kv_bytes_per_token == 131072
-    assert plan.kv_bytes_total == 4 * 32768 * 131072 == 16 * GIB
+    assert plan.kv_bytes_total == (4 * 32768 + 16) * 131072  # and the null block vLLM keeps back
     assert_breakdown_adds_up(plan)
     assert plan.budget_bytes == hardware.ram_available_bytes - 4 * GIB  # the pool counted once
     assert plan.gpu_budget_bytes == 0
@@ -252,19 +252,19 @@ def test_vllm_on_cpu_uses_128_token_blocks(tmp_path: Path) -> None:
     plan = plan_memory(model, cpu_only(64, 60), PlanRequest("vllm", 1000, 3))
     per_token = kv_bytes_for_context(model, "bf16", 1)
     assert plan.recommended.vllm.block_size == 128
-    assert plan.kv_bytes_total == 3 * 1024 * per_token  # 1000 tokens round up to 8 blocks of 128
+    assert plan.kv_bytes_total == (3 * 1024 + 128) * per_token  # 8 blocks of 128 per chat, and the null block
     assert plan.recommended.vllm.cpu_kvcache_space_gib == math.ceil(plan.kv_bytes_total / GIB)
 
 
 def test_vllm_gpu_blocks_and_sliding_window(tmp_path: Path) -> None:
     llama = load(tmp_path, LLAMA_3_1_8B, "llama")
     plan = plan_memory(llama, gb10(), PlanRequest("vllm", 1000, 2))
-    assert plan.kv_bytes_total == 2 * 1008 * 131072  # 63 blocks of 16
+    assert plan.kv_bytes_total == (2 * 1008 + 16) * 131072  # 63 blocks of 16 per chat, and the null block
     mistral = load(tmp_path, MISTRAL_7B_V0_1, "mistral")
     windowed = plan_memory(mistral, gb10(), PlanRequest("vllm", 32768, 1))
     # vLLM keeps window - 1 + max_num_batched_tokens (8192) tokens, in blocks, plus one block.
     blocks = math.ceil((4096 - 1 + 8192) / 16) + 1
-    assert windowed.kv_bytes_total == blocks * 16 * 131072
+    assert windowed.kv_bytes_total == (blocks + 1) * 16 * 131072
     assert windowed.kv_bytes_total < kv_bytes_for_context(mistral, "bf16", 32768) * 4
 
 
