@@ -1,6 +1,10 @@
 """Plan against measurement: load models of several shapes on llama.cpp and compare the planner's total with the
-memory the process really took (RSS growth over the load and a warm-up) and with llama.cpp's own KV and compute
-buffer figures (from its log). Goal: the plan within 10% of the RSS growth for every shape.
+memory the process really took (RSS growth over the load and one answer to a prompt longer than a ubatch) and
+with llama.cpp's own KV and compute buffer figures (from its log). Goal: the plan within 10% of the RSS growth
+for every shape. RSS counts only touched pages: the weights are mapped from the file, and rows of the token
+embedding no prompt has used yet are not resident (``weights_resident_bytes``: the file mapping's Rss in
+/proc/self/smaps), nor are the
+parts of the compute buffer the graph has not written (logits of a full ubatch); both are reported.
 
 Each shape is loaded in a fresh child process (a clean baseline; llama-cpp-python imported before the
 baseline, so the library itself is not counted). The plan's embedder is left out (no embedding model is loaded).
@@ -17,6 +21,7 @@ import re
 import subprocess
 import sys
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -49,12 +54,29 @@ def _rss() -> int:
     return int(psutil.Process().memory_info().rss)
 
 
+def mapped_rss(path: Path) -> int:
+    """Resident bytes of this process's mappings of ``path`` (Linux /proc/self/smaps; 0 elsewhere)."""
+    try:
+        text = Path("/proc/self/smaps").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return 0
+    total, inside = 0, False
+    for line in text.splitlines():
+        fields = line.split()
+        if fields and "-" in fields[0] and len(fields) >= 5:  # a mapping's header line
+            inside = len(fields) >= 6 and fields[5] == str(path)
+        elif inside and fields[:1] == ["Rss:"]:
+            total += int(fields[1]) * 1024
+    return total
+
+
 def measure_child(model: Path, context: int, chats: int) -> dict[str, Any]:
     """In the child: load ``model`` through the EngineManager, warm it up, and report plan and measurement."""
     import llama_cpp  # noqa: F401  the library's own memory belongs to the baseline
 
     from app.core.config import Settings
     from app.core.engines.manager import EngineManager
+    from app.core.engines.requests import GREEDY, ChatRequest
     from app.core.hardware import probe_hardware
 
     lines: list[str] = []
@@ -72,7 +94,13 @@ def measure_child(model: Path, context: int, chats: int) -> dict[str, Any]:
     manager = EngineManager(lambda: hardware, lambda: settings)
     before = _rss()
     manager.load(model)
+    # In use: a prompt longer than one ubatch (512 tokens) runs the worst-case graph the compute buffer is
+    # sized for, so its pages are touched as in a real chat (the KV buffer is cleared, so touched, at load).
+    answer = manager.submit(ChatRequest.single_prompt("hello world " * 400, replace(GREEDY, max_tokens=4)))
+    if not answer.wait(timeout=600) or answer.error is not None:
+        raise RuntimeError(f"the measuring request failed: {answer.error}")
     after = _rss()
+    weights_resident = mapped_rss(model)
     plan = manager.status().plan
     assert plan is not None
     buffers = {"KV": 0.0, "compute": 0.0}
@@ -92,6 +120,7 @@ def measure_child(model: Path, context: int, chats: int) -> dict[str, Any]:
         "measured": {"rss_growth_bytes": after - before,
                      "llamacpp_kv_buffer_bytes": kv_measured,
                      "llamacpp_compute_buffer_bytes": compute_measured,
+                     "weights_resident_bytes": weights_resident,
                      "rss_beyond_weights_kv_compute_bytes": after - before - plan.weights_bytes - kv_measured
                      - compute_measured},
         "plan_over_rss_growth": planned / max(1, after - before),

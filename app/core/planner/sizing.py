@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from app.core.planner.budget import MemoryBudget
 from app.core.planner.compute import (
+    LLAMACPP_CPU_HOST_OVERHEAD_BYTES,
     LLAMACPP_DEVICE_OVERHEAD_BYTES,
     LLAMACPP_HOST_OVERHEAD_BYTES,
     VLLM_DEVICE_OVERHEAD_BYTES,
@@ -121,7 +122,8 @@ def _size_llamacpp(model: ModelMetadata, budget: MemoryBudget, setting: Setting,
     layer_kv = _layer_kv_bytes(model, setting.kv_cache_dtype, layout)
     kv_total = sum(layer_kv)
     device_overhead = LLAMACPP_DEVICE_OVERHEAD_BYTES if budget.has_gpu else 0
-    overhead = LLAMACPP_HOST_OVERHEAD_BYTES + device_overhead
+    host_overhead = LLAMACPP_HOST_OVERHEAD_BYTES if budget.has_gpu else LLAMACPP_CPU_HOST_OVERHEAD_BYTES
+    overhead = host_overhead + device_overhead
     everything = model.weight_bytes + kv_total + compute + overhead + embedder_bytes
     if budget.kind == "discrete":
         chosen, gpu, host = _place_layers(
