@@ -110,10 +110,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     arguments, open_files = split_open_files(sys.argv[1:] if argv is None else argv, command_names(parser))
     args = parser.parse_args(arguments)
-    if args.command is None or args.command in MODEL_COMMANDS:
-        # Before anything imports numpy: a CUDA build of llama.cpp loaded after numpy crashed on model load.
-        from app.core.engines.backends.llamacpp_native import preload_library
+    # Before anything imports numpy: a CUDA build of llama.cpp loaded after numpy crashed on model load.
+    # The window preloads only a GPU build (found on disk), so a CPU machine's first paint does not wait for it.
+    from app.core.engines.backends.llamacpp_native import has_gpu_backend_library, preload_library
 
+    if args.command in MODEL_COMMANDS or (args.command is None and not args.self_test and has_gpu_backend_library()):
         preload_library()
     try:
         context = build_context(args.home, verbose=args.verbose)
