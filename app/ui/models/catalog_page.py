@@ -6,9 +6,10 @@ from __future__ import annotations
 import dataclasses
 
 from PySide6.QtCore import QEvent, QTimer, Signal
-from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QSpinBox, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QSpinBox, QVBoxLayout, QWidget
 
 from app.core.config.declarations import spec_for
+from app.core.hardware.machine_profiles import find_profile, machine_profiles
 from app.core.hardware.report import HardwareReport
 from app.core.models.catalog import Catalog
 from app.core.models.fit import DEFAULT_FIT_CONTEXT, VariantFit
@@ -25,7 +26,8 @@ RECOMPUTE_DELAY_MS = 200
 
 
 class CatalogPage(QWidget):
-    """``request_changed()`` (debounced) when the context or chats change; ``selection_changed(key or None)``."""
+    """``request_changed()`` (debounced) when the context, the chats or the machine change;
+    ``selection_changed(key or None)``. The machine is this computer or a built-in profile ("will it fit on ...")."""
 
     request_changed = Signal()
     selection_changed = Signal(object)
@@ -49,6 +51,12 @@ class CatalogPage(QWidget):
         self.chats_spin = QSpinBox(self)
         self.chats_spin.setObjectName("fitChats")
         self.chats_spin.setRange(AUTOMATIC_CHATS, int(CHATS_SPEC.maximum or 1))
+        self.fit_on_label = QLabel(self)
+        self.machine_combo = QComboBox(self)
+        self.machine_combo.setObjectName("fitMachine")
+        self.machine_combo.addItem("", None)  # this computer; named in retranslate_ui
+        for profile in machine_profiles():
+            self.machine_combo.addItem(profile.title, profile.id)
         self.hide_misfits = QCheckBox(self)
         self.hide_misfits.setObjectName("hideMisfits")
         self.tree = CatalogTree(catalog, self)
@@ -62,6 +70,7 @@ class CatalogPage(QWidget):
         self._debounce.timeout.connect(self.request_changed)
         self.context_spin.valueChanged.connect(lambda _value: self._debounce.start())
         self.chats_spin.valueChanged.connect(lambda _value: self._debounce.start())
+        self.machine_combo.currentIndexChanged.connect(lambda _index: self._debounce.start())
         self.hide_misfits.toggled.connect(self.tree.set_hide_misfits)
         self.tree.itemSelectionChanged.connect(self._selected)
         controls = QHBoxLayout()
@@ -73,6 +82,8 @@ class CatalogPage(QWidget):
         self.chats_label = QLabel(self)
         controls.addWidget(self.chats_label)
         controls.addStretch(1)
+        controls.addWidget(self.fit_on_label)
+        controls.addWidget(self.machine_combo)
         controls.addWidget(self.hide_misfits)
         layout = QVBoxLayout(self)
         layout.addWidget(self.machine_label)
@@ -90,8 +101,13 @@ class CatalogPage(QWidget):
         self.chats_spin.setAccessibleName(self.tr("Number of parallel chats to judge the models for"))
         self.chats_spin.setSpecialValueText(label_for(special_labels(CHATS_SPEC), AUTOMATIC_CHATS) or "")
         self.hide_misfits.setText(self.tr("Hide models that do not fit"))
-        self.machine_label.setText(machine_text(self.report) if self.report is not None
-                                   else self.tr("Looking at this machine…"))
+        self.fit_on_label.setText(self.tr("on"))
+        self.machine_combo.setItemText(0, self.tr("this computer"))
+        self.machine_combo.setAccessibleName(self.tr("Machine to judge the models for"))
+        if self.report is not None:
+            self.set_machine(self.report)
+        else:
+            self.machine_label.setText(self.tr("Looking at this machine…"))
         self._selected()
 
     def changeEvent(self, event: QEvent) -> None:
@@ -113,9 +129,17 @@ class CatalogPage(QWidget):
         return dataclasses.replace(self.base_request, context_length=self.context_spin.value(),
                                    parallel_chats=None if chats == AUTOMATIC_CHATS else chats)
 
+    def chosen_profile_report(self) -> HardwareReport | None:
+        """The built-in machine chosen in the box, or None for this computer."""
+        profile_id = self.machine_combo.currentData()
+        profile = find_profile(profile_id) if profile_id else None
+        return profile.report if profile is not None else None
+
     def set_machine(self, report: HardwareReport) -> None:
         self.report = report
-        self.machine_label.setText(machine_text(report))
+        profile_id = self.machine_combo.currentData()
+        profile = find_profile(profile_id) if profile_id else None
+        self.machine_label.setText(machine_text(report, profile.title if profile is not None else None))
 
     def show_fits(self, report: HardwareReport, fits: tuple[VariantFit, ...]) -> None:
         """Badges computed for ``report``; the details of the chosen variant follow."""

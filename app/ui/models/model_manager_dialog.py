@@ -174,9 +174,10 @@ class ModelManagerDialog(QDialog):
     def recompute_fits(self) -> None:
         """Judge every variant for the chosen context and chats on a worker (pure arithmetic)."""
         request, library, hardware = self.catalog_page.current_request(), self.library, self._hardware
+        other_machine = self.catalog_page.chosen_profile_report()
 
         def work() -> tuple[HardwareReport, tuple[VariantFit, ...]]:
-            report = hardware()
+            report = other_machine if other_machine is not None else hardware()
             return report, library.fit_badges(report, request)
 
         self._bridge.run_latest(FITS_LANE, work, self._show_fits, self._show_error)
@@ -184,8 +185,9 @@ class ModelManagerDialog(QDialog):
     def _show_fits(self, result: tuple[HardwareReport, tuple[VariantFit, ...]]) -> None:
         report, self.fits = result
         self.catalog_page.show_fits(report, self.fits)
-        self.recommendation = recommend_chat_model(self.library.catalog, self.fits, report)
-        self._show_recommendation()
+        if self.catalog_page.chosen_profile_report() is None:  # the guide recommends for this computer only
+            self.recommendation = recommend_chat_model(self.library.catalog, self.fits, report)
+            self._show_recommendation()
 
     # ---- the first-run guide's recommendation ------------------------------------------------
     def _recommended_key(self) -> VariantKey | None:

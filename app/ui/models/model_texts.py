@@ -122,8 +122,9 @@ def download_amount_text(progress: DownloadProgress) -> str:
     return " · ".join(parts)
 
 
-def machine_text(report: HardwareReport) -> str:
-    """``This machine: 24.0 GiB memory (16.0 GiB free), no GPU; runs models with llama.cpp.``"""
+def machine_text(report: HardwareReport, name: str | None = None) -> str:
+    """``This machine: 24.0 GiB memory (16.0 GiB free), no GPU; runs models with llama.cpp.`` (``name``: another
+    machine's, which then replaces "This machine")."""
     memory = translate("ModelTexts", "{0} memory ({1} free)").format(
         gib(report.ram_total_bytes), gib(report.ram_available_bytes))
     if report.unified.is_unified and report.gpus:
@@ -134,4 +135,6 @@ def machine_text(report: HardwareReport) -> str:
     else:
         gpu = translate("ModelTexts", "no GPU")
     engine = "vLLM" if report.recommended_backend.backend == "vllm" else "llama.cpp"
+    if name is not None:
+        return translate("ModelTexts", "{0}: {1}, {2}; runs models with {3}.").format(name, memory, gpu, engine)
     return translate("ModelTexts", "This machine: {0}, {1}; runs models with {2}.").format(memory, gpu, engine)
