@@ -86,7 +86,7 @@ DECLARED_TEXTS: tuple[object, ...] = (
     QT_TRANSLATE_NOOP('SettingsDeclaration', 'vLLM only: how many tokens are guessed ahead per step when speculative decoding is on.'),
     QT_TRANSLATE_NOOP('SettingsDeclaration', "vLLM only: the small Hugging Face model folder that drafts tokens when speculative decoding uses a draft model. It must share the main model's tokenizer."),
     QT_TRANSLATE_NOOP('SettingsDeclaration', 'Embedding model'),
-    QT_TRANSLATE_NOOP('SettingsDeclaration', 'Sentence-embedding model used to index documents: a name or a local folder. Automatic picks a multilingual model for this computer (multilingual-e5-small without a GPU, a stronger one with a GPU) and downloads it on first use; until then the bundled English all-MiniLM-L6-v2 is used. Changing it re-embeds the knowledge base in the background; search uses the old vectors until the new ones are complete.'),
+    QT_TRANSLATE_NOOP('SettingsDeclaration', 'Sentence-embedding model used to index documents: a name or a local folder. Automatic picks a multilingual model for this computer (multilingual-e5-small without a GPU, a stronger one with a GPU); the knowledge panel offers to download it once, and until then the bundled English all-MiniLM-L6-v2 is used. Changing it re-embeds the knowledge base in the background; search uses the old vectors until the new ones are complete.'),
     QT_TRANSLATE_NOOP('SettingsDeclaration', 'Chunk size'),
     QT_TRANSLATE_NOOP('SettingsDeclaration', 'Length of the pieces documents are cut into before indexing.'),
     QT_TRANSLATE_NOOP('SettingsDeclaration', 'Indexing'),

@@ -242,6 +242,18 @@
         <translation>隐藏装不下的模型</translation>
     </message>
     <message>
+        <source>on</source>
+        <translation>机器：</translation>
+    </message>
+    <message>
+        <source>this computer</source>
+        <translation>本机</translation>
+    </message>
+    <message>
+        <source>Machine to judge the models for</source>
+        <translation>用于评估模型的机器</translation>
+    </message>
+    <message>
         <source>Looking at this machine…</source>
         <translation>正在查看本机…</translation>
     </message>
@@ -3161,6 +3173,10 @@
         <translation>无 GPU</translation>
     </message>
     <message>
+        <source>{0}: {1}, {2}; runs models with {3}.</source>
+        <translation>{0}：{1}，{2}；用 {3} 运行模型。</translation>
+    </message>
+    <message>
         <source>This machine: {0}, {1}; runs models with {2}.</source>
         <translation>本机：{0}，{1}；用 {2} 运行模型。</translation>
     </message>
@@ -3170,10 +3186,6 @@
     <message>
         <source>Open the file</source>
         <translation>打开文件</translation>
-    </message>
-    <message>
-        <source>Copy path</source>
-        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Passage</source>
@@ -3186,14 +3198,6 @@
     <message>
         <source>No passage text was kept for this source.</source>
         <translation>此来源没有保存段落文字。</translation>
-    </message>
-    <message>
-        <source>No program on this computer opens {0} files. Copy the path to open it another way.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Copied</source>
-        <translation>已复制</translation>
     </message>
 </context>
 <context>
