@@ -110,8 +110,8 @@ def _list(args: argparse.Namespace, knowledge_base: Any) -> int:
         print(f"{record.id:>5}  {record.stage:<8}  {record.chunk_count:>6}  {record.pages:>5}  "
               f"{(record.format or '-'):<6}  {record.path}")
         if record.error_message:
-            tries = f" (after {record.read_attempts} attempt(s))" if record.read_attempts else ""
-            print(f"{'':>5}  {record.error_kind}{tries}: {record.error_message}")
+            tries = f" ({record.read_attempts} attempt(s) to read it)" if record.read_attempts else ""
+            print(f"{'':>5}  {record.error_kind}: {record.error_message}{tries}")
         for note in (record.notes or "").splitlines():
             print(f"{'':>5}  note: {note}")
     return 0

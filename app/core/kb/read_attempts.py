@@ -2,7 +2,7 @@
 
 Before a file is read its attempt is recorded as *open* (committed); the outcome closes it. An
 attempt still open at the next start means the app stopped while reading that file. One such
-interruption may be chance (the user quit, the power went); after :data:`MAX_INTERRUPTED` the file is
+interruption may be chance (the user quit, the power went, a kill -9); after :data:`MAX_INTERRUPTED` the file is
 marked failed and left alone until it changes (or the user adds it again after removing it).
 The table is ``read_attempts`` (app.core.kb.database).
 A crash or a timeout of the reader process itself fails the file at once (see parse_worker).
@@ -14,7 +14,7 @@ import sqlite3
 from dataclasses import dataclass
 from typing import Final
 
-MAX_INTERRUPTED: Final = 2
+MAX_INTERRUPTED: Final = 3
 
 
 @dataclass(frozen=True)

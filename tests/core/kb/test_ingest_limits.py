@@ -1,7 +1,7 @@
 """Limits and stages of ingestion with the real reader process, parsers, chunker, SQLite, chromadb and MiniLM.
 
 A file that kills the reader fails alone and is never read again; an app that died while reading a
-file retries it once, then gives up; files over the size cap and DOCX zip bombs are refused with their
+file retries it a few times, then gives up; files over the size cap and DOCX zip bombs are refused with their
 reason; a document is findable by keywords before its vectors are in; small files are embedded before a
 big one finishes.
 """
@@ -26,7 +26,7 @@ from app.core.kb.knowledge_base import KnowledgeBase
 from app.core.kb.parsers import DocumentError, parse_document
 from app.core.kb.parsers.archive_limits import check_archive
 from app.core.kb.progress import ProgressTracker
-from app.core.kb.read_attempts import begin_attempt
+from app.core.kb.read_attempts import MAX_INTERRUPTED, begin_attempt
 from app.core.util.sqlite import transaction
 from tests.core.kb.reader_hooks import HOOK, READS_LOG, reads
 from tests.fixtures.documents import ENGLISH_PARAGRAPHS, write_docx
@@ -96,7 +96,7 @@ def test_a_file_that_kills_the_reader_fails_alone_and_is_not_read_again(
     assert check_consistency(open_database(kb.database_path), kb.vector_store).ok
     listing = kb_list(kb, capsys)
     assert "STAGE" in listing[0] and sum(" indexed " in line for line in listing) == 2
-    assert any("crashed (after 1 attempt(s)): " in line for line in listing)
+    assert any("crashed: " in line and line.endswith("(1 attempt(s) to read it)") for line in listing)
 
 
 def _interrupt(kb: KnowledgeBase, docs: Path, name: str, times: int) -> None:
@@ -120,18 +120,20 @@ def refuse(path: Path) -> object:
     raise DocumentError.for_file(path, "corrupt", "refused by the test")
 
 
-def test_a_file_the_app_died_reading_twice_is_failed_without_reading_it(
+def test_a_file_the_app_died_reading_three_times_is_failed_without_reading_it(
         kb: KnowledgeBase, docs: Path, reads_log: Path) -> None:
-    _interrupt(kb, docs, "fatal.txt", times=2)
+    _interrupt(kb, docs, "fatal.txt", times=MAX_INTERRUPTED)
     summary = run(kb)
     record = by_name(kb)["fatal.txt"]
     assert record.status is DocumentStatus.FAILED and record.error_kind == "crashed"
-    assert "interrupted 2 times" in (record.error_message or "") and record.read_attempts == 2
+    assert f"interrupted {MAX_INTERRUPTED} times" in (record.error_message or "")
+    assert record.read_attempts == MAX_INTERRUPTED
     assert "fatal.txt" not in reads(reads_log) and summary.files_failed == 1
 
 
-def test_a_file_the_app_died_reading_once_is_read_again(kb: KnowledgeBase, docs: Path, reads_log: Path) -> None:
-    _interrupt(kb, docs, "unlucky.txt", times=1)
+def test_a_file_the_app_died_reading_fewer_times_is_read_again(
+        kb: KnowledgeBase, docs: Path, reads_log: Path) -> None:
+    _interrupt(kb, docs, "unlucky.txt", times=MAX_INTERRUPTED - 1)
     run(kb)
     record = by_name(kb)["unlucky.txt"]
     assert record.stage == "indexed" and record.read_attempts == 0
