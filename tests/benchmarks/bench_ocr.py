@@ -19,7 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from app.core.kb.ocr import OcrStep, TextRecognizer
+from app.core.kb.ocr import RENDER_LONG_SIDE_PX, OcrStep, TextRecognizer
 from app.core.kb.parsers import parse_document
 from tests.fixtures.scans_and_tables import find_cjk_font, write_scanned_pdf
 
@@ -76,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     result = {
         "benchmark": "ocr",
         "machine": {"cpus": os.cpu_count()},
-        "pages": args.pages, "lines_per_page": args.lines, "render_long_side_px": 2000,
+        "pages": args.pages, "lines_per_page": args.lines, "render_long_side_px": RENDER_LONG_SIDE_PX,
         "first_page_with_model_load_s": round(first_page_s, 2),
         "seconds": round(seconds, 2),
         "pages_per_second": round(args.pages / seconds, 3),

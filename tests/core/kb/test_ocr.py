@@ -8,7 +8,15 @@ from pathlib import Path
 import pytest
 
 from app.core.config import Settings
-from app.core.kb.ocr import OCR_PARSER, OcrStep, TextPiece, TextRecognizer, join_lines, render_scale
+from app.core.kb.ocr import (
+    OCR_PARSER,
+    RENDER_LONG_SIDE_PX,
+    OcrStep,
+    TextPiece,
+    TextRecognizer,
+    join_lines,
+    render_scale,
+)
 from app.core.kb.parsers import DocumentError, parse_document
 from app.core.kb.parsers.formats import format_for_path
 from tests.fixtures.documents import write_pdf
@@ -126,7 +134,7 @@ def test_a_failing_recognizer_costs_the_scanned_pages_not_the_text_layer(mixed_p
 def test_reading_order_and_render_scale() -> None:
     pieces = [TextPiece("world", 120, 10, 30), TextPiece("second line", 10, 40, 60), TextPiece("hello", 10, 12, 28)]
     assert join_lines(pieces) == "hello world\nsecond line"
-    assert render_scale(612, 792) == pytest.approx(2000 / 792)
+    assert render_scale(612, 792) == pytest.approx(RENDER_LONG_SIDE_PX / 792)
     assert render_scale(6000, 8000) == 1.0 and render_scale(50, 60) == 4.0
 
 
