@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtGui import QFontDatabase
+from PySide6.QtGui import QFontDatabase, Qt, QTextDocument
 from PySide6.QtWidgets import (
     QAbstractButton,
     QAbstractSpinBox,
@@ -80,10 +80,19 @@ def _menu_texts(menu: QMenu | QMenuBar) -> list[str]:
     return texts
 
 
+def shown_text(text: str) -> str:
+    """Rich text (a tooltip) as the user reads it: without its tags and invisible line-break hints."""
+    if not Qt.mightBeRichText(text):
+        return text
+    document = QTextDocument()
+    document.setHtml(text)
+    return document.toPlainText().replace("\u200b", "")
+
+
 def widget_texts(widget: QWidget) -> list[str]:
     """The texts ``widget`` itself shows: its text, items, tabs, menus, placeholder, a spin box's shown value, tooltip
     and accessible name."""
-    texts = [widget.toolTip(), widget.accessibleName(), widget.accessibleDescription()]
+    texts = [shown_text(widget.toolTip()), widget.accessibleName(), widget.accessibleDescription()]
     if isinstance(widget, (QLabel, QAbstractButton)):
         texts.append(widget.text())
     if isinstance(widget, QProgressBar):

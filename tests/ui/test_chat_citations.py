@@ -85,7 +85,7 @@ def test_citation_chips_open_the_source_at_its_page_or_show_the_passage(
     chips[1].passage_action.trigger()
     popup = view.passage_popup
     assert popup is not None and popup.isVisible()
-    assert "Foragers dance" in popup.passage.text() and popup.open_button.isEnabled()
+    assert "Foragers dance" in popup.passage.toPlainText() and popup.open_button.isEnabled()
     screenshot(popup, "chat-11-passage-popup")
     qtbot.mouseClick(popup.open_button, Qt.MouseButton.LeftButton)
     assert opened[-1] == QUrl.fromLocalFile(str(notes)) and not popup.isVisible()

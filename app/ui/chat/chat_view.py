@@ -7,7 +7,7 @@ import logging
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QPoint, QUrl, Signal
+from PySide6.QtCore import QPoint, QRect, QSize, QUrl, Signal
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
@@ -21,7 +21,7 @@ from app.core.services.answer_job import AnswerJob
 from app.core.services.chat_session import ChatSession
 from app.core.util.errors import UserFacingError
 from app.ui.chat.chat_notice import ChatNotice
-from app.ui.chat.citation_chip import source_url
+from app.ui.chat.citation_chip import CitationChip, source_url
 from app.ui.chat.composer import Composer
 from app.ui.chat.context_meter import ContextMeter
 from app.ui.chat.context_preview import ContextPreview
@@ -355,15 +355,24 @@ class ChatView(QWidget):
             self.settings_requested.emit()
 
     def open_citation(self, citation: Citation) -> None:
-        """Open the cited file (at its page, for PDFs); if the system cannot, show the passage instead."""
-        if not Path(citation.path).is_file() or not self.open_url(source_url(citation)):
-            self.show_passage(citation, self.mapToGlobal(QPoint(24, 24)))
+        """Open the cited file (at its page, for PDFs); if it is gone or the system cannot open it, show the
+        passage instead, saying why."""
+        if Path(citation.path).is_file() and self.open_url(source_url(citation)):
+            return
+        self.show_passage(citation, self._chip_rect(citation), open_failed=Path(citation.path).is_file())
 
-    def show_passage(self, citation: Citation, at: QPoint) -> None:
+    def show_passage(self, citation: Citation, anchor: QRect, *, open_failed: bool = False) -> None:
+        """The passage of ``citation`` in a popup next to ``anchor`` (its chip, in global coordinates)."""
         if self.passage_popup is None:
-            self.passage_popup = PassagePopup(self)
-            self.passage_popup.open_requested.connect(lambda chosen: self.open_url(source_url(chosen)))
-        self.passage_popup.show_citation(citation, at)
+            self.passage_popup = PassagePopup(lambda chosen: self.open_url(source_url(chosen)), self)
+        self.passage_popup.show_citation(citation, anchor, open_failed=open_failed)
+
+    def _chip_rect(self, citation: Citation) -> QRect:
+        """Where the chip of ``citation`` is on screen (the view's top-left corner if it is not shown)."""
+        for widget in self.messages.findChildren(CitationChip):
+            if widget.citation == citation and widget.isVisible():
+                return QRect(widget.mapToGlobal(QPoint(0, 0)), widget.size())
+        return QRect(self.mapToGlobal(QPoint(24, 24)), QSize(0, 0))
 
     def _open_link(self, url: QUrl) -> None:
         """A link in an answer (written by a model, perhaps from an injected document): web links only, and

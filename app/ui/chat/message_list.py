@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from PySide6.QtCore import QPoint, Qt, QUrl, Signal
+from PySide6.QtCore import QRect, Qt, QUrl, Signal
 from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from app.ui.chat.message_entries import MessageEntry
@@ -26,7 +26,7 @@ class MessageList(QScrollArea):
     edit_submitted = Signal(str, str)
     branch_requested = Signal(str)
     citation_open_requested = Signal(object)
-    citation_passage_requested = Signal(object, QPoint)
+    citation_passage_requested = Signal(object, QRect)
     link_activated = Signal(QUrl)
 
     def __init__(self, parent: QWidget | None = None) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QPoint, QTimer, QUrl, Signal
+from PySide6.QtCore import QPoint, QRect, QTimer, QUrl, Signal
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
     QFrame,
@@ -31,7 +31,7 @@ USER_TINT = "rgba(61, 123, 217, 0.10)"  # the user's own messages
 class MessageWidget(QFrame):
     """Signals carry message ids: ``regenerate_requested``, ``continue_requested``, ``edit_submitted(id, text)``,
     ``branch_requested(sibling id)``; sources: ``citation_open_requested(Citation)``,
-    ``citation_passage_requested(Citation, QPoint)``; other links: ``link_activated(QUrl)``.
+    ``citation_passage_requested(Citation, QRect)`` (the chip, global); other links: ``link_activated(QUrl)``.
     """
 
     regenerate_requested = Signal(str)
@@ -39,7 +39,7 @@ class MessageWidget(QFrame):
     edit_submitted = Signal(str, str)
     branch_requested = Signal(str)
     citation_open_requested = Signal(object)
-    citation_passage_requested = Signal(object, QPoint)
+    citation_passage_requested = Signal(object, QRect)
     link_activated = Signal(QUrl)
 
     def __init__(self, entry: MessageEntry, parent: QWidget | None = None) -> None:
@@ -227,7 +227,7 @@ class MessageWidget(QFrame):
             chip.deleteLater()
         self.chips = []
         for citation in citations:
-            chip = CitationChip(citation, self.sources)
+            chip = CitationChip(citation, self.sources, citations)
             chip.open_requested.connect(self.citation_open_requested)
             chip.passage_requested.connect(self._passage_requested)
             self.sources_layout.addWidget(chip)
@@ -236,8 +236,8 @@ class MessageWidget(QFrame):
 
     def _passage_requested(self, citation: Citation) -> None:
         chip = next((chip for chip in self.chips if chip.citation == citation), None)
-        anchor = chip.mapToGlobal(QPoint(0, chip.height())) if chip is not None else self.mapToGlobal(QPoint(0, 0))
-        self.citation_passage_requested.emit(citation, anchor)
+        shown = chip if chip is not None else self
+        self.citation_passage_requested.emit(citation, QRect(shown.mapToGlobal(QPoint(0, 0)), shown.size()))
 
     def _show_status(self, entry: MessageEntry) -> None:
         message = entry.message
