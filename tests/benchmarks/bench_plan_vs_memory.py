@@ -1,15 +1,14 @@
 """Plan against measurement: load models of several shapes on llama.cpp and compare the planner's total with the
 memory the process really took (RSS growth over the load and one answer to a prompt longer than a ubatch) and
 with llama.cpp's own KV and compute buffer figures (from its log). Goal: the plan within 10% of the RSS growth
-for every shape. RSS counts only touched pages: the weights are mapped from the file, and rows of the token
-embedding no prompt has used yet are not resident (``weights_resident_bytes``: the file mapping's Rss in
-/proc/self/smaps), nor are the
-parts of the compute buffer the graph has not written (logits of a full ubatch); both are reported.
+for every shape. RSS counts only touched pages: weights are mapped from the file (``weights_resident_bytes`` is
+the mapping's Rss in /proc/self/smaps), and parts of the compute buffer the graph has not written (the logits
+of a full ubatch) are not resident. ``--vllm`` adds vLLM's CPU build (see the README).
 
 Each shape is loaded in a fresh child process (a clean baseline; llama-cpp-python imported before the
 baseline, so the library itself is not counted). The plan's embedder is left out (no embedding model is loaded).
 
-    .venv/bin/python -m tests.benchmarks.bench_plan_vs_memory [--out FILE.json] [--shapes a,b]
+    .venv/bin/python -m tests.benchmarks.bench_plan_vs_memory [--out FILE.json] [--shapes a,b] [--vllm]
 """
 
 from __future__ import annotations
@@ -129,36 +128,89 @@ def measure_child(model: Path, context: int, chats: int) -> dict[str, Any]:
     }
 
 
+def measure_vllm_child(context: int, chats: int) -> dict[str, Any]:
+    """In the child: the tiny HF Llama on vLLM's CPU build through the EngineManager; the plan against the RSS
+    of this process and the engine-core process, and against the KV cache vLLM allocated (blocks x block size)."""
+    from app.core.config import Settings
+    from app.core.engines.backends.vllm_memory import processes_memory
+    from app.core.engines.base import BackendName, Engine
+    from app.core.engines.manager import EngineManager
+    from app.core.planner import kv_bytes_per_token
+    from tests.fixtures.hf_models import HfLlamaShape
+    from tests.fixtures.model_cache import cached_hf_llama
+    from tests.integration.test_vllm_lifecycle import vllm_cpu_machine
+    from tests.integration.vllm_support import EagerVllmEngine, engine_processes
+
+    def factory(backend: BackendName) -> Engine:
+        return EagerVllmEngine()
+
+    VLLM_SHAPE = HfLlamaShape(hidden_size=1024, n_heads=16, n_kv_heads=4, n_layers=8, intermediate_size=2816,
+                              max_position_embeddings=8192)  # ~150 M weights, bf16 (the MiniLM vocabulary)
+
+    model = cached_hf_llama(MODEL_DIR, VLLM_SHAPE)
+    settings = Settings.defaults().with_changes({"engine.backend": "vllm", "engine.warmup": True})
+    manager = EngineManager(vllm_cpu_machine, lambda: settings, engine_factory=factory)
+    before = _rss()
+    manager.load(model, context_length=context, parallel_chats=chats)
+    after = _rss() + processes_memory(engine_processes())
+    plan, metrics = manager.status().plan, manager.metrics()
+    assert plan is not None and metrics is not None
+    allocated_kv = metrics.kv_cells_capacity * kv_bytes_per_token(plan.model, plan.kv_cache_dtype, plan.context_length)
+    manager.unload()
+    planned = plan.total_bytes - plan.embedder_bytes
+    return {
+        "context_per_chat": plan.context_length,
+        "parallel_chats": chats,
+        "plan": {"weights_bytes": plan.weights_bytes, "kv_bytes": plan.kv_bytes_total,
+                 "compute_bytes": plan.compute_bytes, "runtime_bytes": plan.overhead_bytes,
+                 "total_without_embedder_bytes": planned},
+        "measured": {"rss_growth_with_engine_process_bytes": after - before, "vllm_kv_cache_bytes": allocated_kv},
+        "plan_over_rss_growth": planned / max(1, after - before),
+        "plan_kv_over_vllm_kv": plan.kv_bytes_total / max(1, allocated_kv),
+    }
+
+
 def run_case(name: str) -> dict[str, Any]:
     shape, dtype, context, chats = CASES[name]
     stem = f"{shape.n_layers}x{shape.n_embd}-kv{shape.n_kv_heads}-v{shape.vocab}-t{shape.n_ctx_train}-{dtype}"
     model = write_bench_gguf(MODEL_DIR / f"{stem}.gguf", shape, dtype)  # type: ignore[arg-type]
-    completed = subprocess.run(
-        [sys.executable, "-m", "tests.benchmarks.bench_plan_vs_memory", "--child", str(model), str(context),
-         str(chats)],
-        capture_output=True, text=True, timeout=900, check=False,
-    )
-    if completed.returncode != 0:
-        raise RuntimeError(f"{name}: child failed: {completed.stderr[-2000:]}")
-    result: dict[str, Any] = json.loads(completed.stdout.strip().splitlines()[-1])
+    result = run_child(["--child", str(model), str(context), str(chats)], name)
     result["within_goal"] = abs(result["plan_over_rss_growth"] - 1) <= GOAL
     return result
+
+
+def run_child(arguments: list[str], name: str) -> dict[str, Any]:
+    """Run this module in a fresh process with ``arguments``; its one-line JSON answer."""
+    completed = subprocess.run([sys.executable, "-m", "tests.benchmarks.bench_plan_vs_memory", *arguments],
+                               capture_output=True, text=True, timeout=1200, check=False)
+    if completed.returncode != 0:
+        raise RuntimeError(f"{name}: child failed: {completed.stderr[-2000:]}")
+    answer: dict[str, Any] = json.loads(completed.stdout.strip().splitlines()[-1])
+    answer["within_goal"] = abs(answer["plan_over_rss_growth"] - 1) <= GOAL
+    return answer
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, help="also write the JSON report here")
     parser.add_argument("--shapes", help="comma-separated case names (default: all)")
+    parser.add_argument("--vllm", action="store_true", help="also measure vLLM's CPU build (a few minutes more)")
     parser.add_argument("--child", nargs=3, metavar=("MODEL", "CTX", "CHATS"), help=argparse.SUPPRESS)
+    parser.add_argument("--vllm-child", nargs=2, metavar=("CTX", "CHATS"), help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.vllm_child:
+        print(json.dumps(measure_vllm_child(int(args.vllm_child[0]), int(args.vllm_child[1]))))
+        return 0
     if args.child:
         model, context, chats = args.child
         print(json.dumps(measure_child(Path(model), int(context), int(chats))))
         return 0
     names = args.shapes.split(",") if args.shapes else list(CASES)
     cases = {name: run_case(name) for name in names}
-    report = {"goal": f"plan total within {GOAL:.0%} of RSS growth", "cases": cases}
+    report: dict[str, Any] = {"goal": f"plan total within {GOAL:.0%} of RSS growth", "cases": cases}
     report["all_within_goal"] = all(case["within_goal"] for case in report["cases"].values())
+    if args.vllm:
+        report["vllm_cpu"] = run_child(["--vllm-child", "4096", "2"], "vllm-cpu")
     text = json.dumps(report, indent=2)
     print(text)
     if args.out:
