@@ -58,38 +58,61 @@ def run_check(args: argparse.Namespace, knowledge_base: Any, context: AppContext
 
 
 def run_model(args: argparse.Namespace, knowledge_base: Any, context: AppContext) -> int:
+    from app.core.kb.embedding_choice import EMBEDDING_MODELS_FOLDER
+
     selection = knowledge_base.embedding_selection()
+    plan = knowledge_base.rerank_plan()
     print(str(selection.note))
+    print(f"Reranking: {plan.reason}")
+    reranker = _reranker_to_fetch(knowledge_base, plan)
+    wanted = ([selection.wanted] if selection.missing else []) + ([reranker] if reranker else [])
     if not args.download:
-        if selection.missing:
-            print("Download it with: unidesk kb model --download (the knowledge base is then re-embedded)")
+        if wanted:
+            print(f"Download {' and '.join(wanted)} with: unidesk kb model --download")
         return 0
-    if not selection.missing:
+    if not wanted:
         print("Nothing to download.")
         return 0
-    from app.core.kb.embedding_choice import EMBEDDING_MODELS_FOLDER
     from app.core.models.hub import HubClient
     from app.core.services.embedding_download import start_embedding_download
 
-    job = start_embedding_download(HubClient.from_environment(), selection.wanted,
-                                   knowledge_base.folder / EMBEDDING_MODELS_FOLDER)
-    try:
-        while not job.join(0.5):
-            progress = job.progress()
-            total = f" of {progress.bytes_total:,}" if progress.bytes_total else ""
-            print(f"\rdownloading {selection.wanted}: {progress.bytes_done:,}{total} bytes",
-                  end="", file=sys.stderr, flush=True)
-    except KeyboardInterrupt:
-        job.cancel(keep_partial=True)
-        job.join(30)
-        print("\nunidesk: download paused; run the same command to resume", file=sys.stderr)
-        return 130
-    print(file=sys.stderr)
-    job.wait()
-    print(f"downloaded {selection.wanted}; re-embedding the knowledge base (search keeps working meanwhile)")
+    for repo_id in wanted:
+        job = start_embedding_download(HubClient.from_environment(), repo_id,
+                                       knowledge_base.folder / EMBEDDING_MODELS_FOLDER)
+        try:
+            while not job.join(0.5):
+                progress = job.progress()
+                total = f" of {progress.bytes_total:,}" if progress.bytes_total else ""
+                print(f"\rdownloading {repo_id}: {progress.bytes_done:,}{total} bytes", end="", file=sys.stderr,
+                      flush=True)
+        except KeyboardInterrupt:
+            job.cancel(keep_partial=True)
+            job.join(30)
+            print("\nunidesk: download paused; run the same command to resume", file=sys.stderr)
+            return 130
+        print(file=sys.stderr)
+        job.wait()
+        print(f"downloaded {repo_id}")
+    if not selection.missing:
+        return 0
+    print("re-embedding the knowledge base with the new model (search keeps working meanwhile)")
     from app.core.services.indexing import IndexingJob
 
     summary = IndexingJob(knowledge_base, []).start().wait()
     print("switched to the new embedding model" if summary.switched_model else
           "re-embedding stopped before the end; it resumes with the next indexing run")
     return 0
+
+
+def _reranker_to_fetch(knowledge_base: Any, plan: Any) -> str | None:
+    """The reranker model to download: only when it is missing and reranking would pay on this computer."""
+    import os
+
+    from app.core.kb.embedder import pick_device
+    from app.core.kb.reranker import plan_reranking
+
+    model = knowledge_base.settings.str_value("kb.reranker_model").strip()
+    if plan.pool > 0 or "not on this computer" not in plan.reason or "/" not in model or Path(model).exists():
+        return None
+    would_pay = plan_reranking(pick_device(), os.cpu_count() or 1, model_available=True).pool > 0
+    return model if would_pay else None

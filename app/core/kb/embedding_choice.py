@@ -55,10 +55,22 @@ def download_folder(models_dir: Path, repo_id: str) -> Path:
     return models_dir / repo_id.replace("/", "--")
 
 
+def has_model_files(folder: Path) -> bool:
+    """Whether ``folder`` holds a transformers model: its config and its weights."""
+    has_weights = any(folder.glob("*.safetensors")) or (folder / "pytorch_model.bin").is_file()
+    return (folder / "config.json").is_file() and has_weights
+
+
 def is_complete(folder: Path) -> bool:
     """Whether ``folder`` holds a loadable sentence-transformers model (config, modules and weights)."""
-    has_weights = any(folder.glob("*.safetensors")) or (folder / "pytorch_model.bin").is_file()
-    return (folder / "config.json").is_file() and (folder / "modules.json").is_file() and has_weights
+    return has_model_files(folder) and (folder / "modules.json").is_file()
+
+
+def downloaded_location(models_dir: Path, name: str) -> str:
+    """Where to load hub model ``name`` from: its complete download in ``models_dir``, else the name itself
+    (the Hugging Face cache or a folder). Used for the reranker, a cross-encoder without modules.json."""
+    folder = download_folder(models_dir, name.strip())
+    return str(folder) if "/" in name and has_model_files(folder) else name
 
 
 def in_hub_cache(repo_id: str) -> bool:

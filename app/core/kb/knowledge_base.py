@@ -21,6 +21,7 @@ from app.core.kb.embedder import Embedder, resolve_embedding_model
 from app.core.kb.embedding_choice import (
     EMBEDDING_MODELS_FOLDER,
     EmbeddingSelection,
+    downloaded_location,
     machine_choice,
     select_embedding_model,
 )
@@ -262,7 +263,7 @@ class KnowledgeBase:
     def _reranker_for(self, wanted: bool) -> Reranker | None:
         if not wanted:
             return None
-        model = self.settings.str_value("kb.reranker_model")
+        model = downloaded_location(self.folder / EMBEDDING_MODELS_FOLDER, self.settings.str_value("kb.reranker_model"))
         if self._reranker is None or self._reranker.model_name != model.strip():
             self._reranker = Reranker(model)
         return self._reranker

@@ -94,7 +94,8 @@ class Reranker:
             )
         except Exception as error:  # missing files surface as OSError, ValueError or HF errors
             log.info("reranker %s unavailable: %s", self.model_name, error)
-            self.unavailable_reason = f"the reranker model {self.model_name!r} is not on this computer"
+            self.unavailable_reason = (f"the reranker model {self.model_name!r} is not on this computer "
+                                       "(unidesk kb model --download fetches it)")
             return None
 
     def plan(self) -> RerankPlan:

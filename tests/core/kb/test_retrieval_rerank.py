@@ -10,7 +10,7 @@ import pytest
 
 from app.core.kb.knowledge_base import KnowledgeBase
 from app.core.kb.progress import ProgressTracker
-from app.core.kb.reranker import CPU_POOL, GPU_POOL, Reranker, plan_reranking
+from app.core.kb.reranker import CPU_POOL, DEFAULT_RERANKER_MODEL, GPU_POOL, Reranker, plan_reranking
 from app.core.kb.retrieval import SearchOptions, vector_weight
 from tests.fixtures.knowledge_base import FAKE_READERS, open_knowledge_base
 
@@ -139,3 +139,28 @@ def test_by_default_search_reranks_only_the_top_candidates_on_a_cpu(
 def test_reranking_can_be_turned_off(tmp_path: Path, tiny_cross_encoder: Path) -> None:
     with open_knowledge_base(tmp_path / "kb", kb__reranker=False, kb__reranker_model=str(tiny_cross_encoder)) as kb:
         assert kb.rerank_plan().pool == 0 and "turned off" in kb.rerank_plan().reason
+
+
+def test_a_downloaded_reranker_is_used_from_the_knowledge_base_folder(
+    tiny_cross_encoder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The default model (bge-reranker-v2-m3) fetched from a fake hub into the knowledge base's folder by the
+    real download job; the next plan finds it there at once."""
+    from app.core.kb.embedding_choice import EMBEDDING_MODELS_FOLDER
+    from app.core.models.hub import HubClient
+    from app.core.services.embedding_download import start_embedding_download
+    from tests.fixtures.embedding_models import model_files
+    from tests.fixtures.fake_hub import running_fake_hub
+
+    monkeypatch.setattr("app.core.kb.reranker.os.cpu_count", lambda: 8)
+    with open_knowledge_base(tmp_path / "kb2") as fresh:
+        missing = fresh.rerank_plan()
+        assert missing.pool == 0 and "unidesk kb model --download" in missing.reason
+        with running_fake_hub() as hub:
+            for path, content in model_files(tiny_cross_encoder).items():
+                hub.add_file(DEFAULT_RERANKER_MODEL, path, content, lfs=path.endswith(".safetensors"))
+            job = start_embedding_download(HubClient(endpoint=hub.url, timeout_s=10), DEFAULT_RERANKER_MODEL,
+                                           fresh.folder / EMBEDDING_MODELS_FOLDER)
+            job.wait(timeout=120)
+        plan = fresh.rerank_plan()
+        assert plan.pool == CPU_POOL, plan.reason
