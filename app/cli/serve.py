@@ -28,6 +28,7 @@ def run_serve(args: argparse.Namespace, context: AppContext) -> int:
     from app.core.engines.manager import EngineManager
     from app.core.hardware import probe_hardware
     from app.core.services.api.setup import build_api_server
+    from app.core.services.memory_guardian import GuardianNotice, guard_engine_manager
 
     settings = context.settings
     model = args.model or settings.str_value("model.path")
@@ -38,6 +39,16 @@ def run_serve(args: argparse.Namespace, context: AppContext) -> int:
     report = probe_hardware(measure_bandwidth=False)
     manager = EngineManager(lambda: report, lambda: settings)
     stop = threading.Event()
+    guardian = guard_engine_manager(manager, lambda: settings)
+    unloaded = threading.Event()
+
+    def tell(notice: GuardianNotice) -> None:  # the guardian pauses requests (503), or unloads and serving ends
+        print(f"unidesk: memory: {notice.message}", file=sys.stderr, flush=True)
+        if notice.action == "unloaded":
+            unloaded.set()
+            stop.set()
+
+    guardian.add_listener(tell)
 
     def request_stop(signal_number: int, frame: FrameType | None) -> None:
         stop.set()
@@ -53,6 +64,7 @@ def run_serve(args: argparse.Namespace, context: AppContext) -> int:
         print(f"UniDesk API for {loaded.model_name} on {server.url}", flush=True)
         print(f"token: {server.token}", flush=True)
         print("Press Ctrl+C to stop.", file=sys.stderr, flush=True)
+        guardian.start()
         try:
             while not stop.wait(0.5):
                 pass
@@ -60,6 +72,7 @@ def run_serve(args: argparse.Namespace, context: AppContext) -> int:
             pass
         server.stop()
     finally:
+        guardian.stop()
         signal.signal(signal.SIGTERM, previous)
         manager.unload()
-    return 0
+    return 1 if unloaded.is_set() else 0

@@ -13,6 +13,7 @@ from http.server import BaseHTTPRequestHandler
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from app.core.engines.admission import RequestsPausedError
 from app.core.engines.base import NoModelLoadedError
 from app.core.engines.requests import ChatRequest, new_request_id
 from app.core.engines.stream import RequestStream
@@ -105,7 +106,8 @@ class ApiRequestHandler(BaseHTTPRequestHandler):
         except ApiError as error:
             self._send_error(error)
         except UserFacingError as error:
-            self._send_error(server_error(str(error), 503 if isinstance(error, NoModelLoadedError) else 500))
+            unavailable = isinstance(error, (NoModelLoadedError, RequestsPausedError))  # no model, or memory is short
+            self._send_error(server_error(str(error), 503 if unavailable else 500))
         except (BrokenPipeError, ConnectionResetError):
             self._record = _replace(self._record, client_disconnected=True)
         except Exception:
