@@ -21,12 +21,8 @@ from PySide6.QtWidgets import (
 from app.core.chat.records import Conversation, SearchMatch
 from app.core.chat.store import ConversationStore
 from app.ui.bridge import Bridge
-from app.ui.conversations.conversation_item import (
-    ID_ROLE,
-    conversation_item,
-    conversation_texts,
-    search_matches_by_conversation,
-)
+from app.ui.conversations.conversation_item import ID_ROLE, conversation_item, show_conversation_texts
+from app.ui.conversations.search_results import SearchResultDelegate, best_matches
 from app.ui.conversations.selection_memory import SelectionMemory
 from app.ui.i18n import follow_language
 from app.ui.icons import themed_icon
@@ -80,6 +76,8 @@ class ConversationSidebar(QWidget):
         self.list.setObjectName("conversationList")
         self.list.setWordWrap(False)
         self.list.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.results = SearchResultDelegate(self.list)
+        self.list.setItemDelegate(self.results)
         self.list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.list.customContextMenuRequested.connect(self._context_menu)
         self.list.currentItemChanged.connect(self._current_changed)
@@ -122,10 +120,7 @@ class ConversationSidebar(QWidget):
             if conversation is None:
                 continue
             match = self._matches.get(conversation.id) if self._matches is not None else None
-            text, tooltip = conversation_texts(conversation, conversation.id in self._running, match,
-                                               self.tr("New chat"))
-            item.setText(text)
-            item.setToolTip(tooltip)
+            show_conversation_texts(item, conversation, conversation.id in self._running, match, self.tr("New chat"))
 
     # ---- the list ---------------------------------------------------------------------------
     @property
@@ -191,6 +186,7 @@ class ConversationSidebar(QWidget):
         if conversation_id not in self.shown_ids() and self.search.text():
             self.search.clear()
             self._matches = None
+            self.results.query = ""
         self.refresh(select=conversation_id)
 
     # ---- actions ----------------------------------------------------------------------------
@@ -262,13 +258,15 @@ class ConversationSidebar(QWidget):
         if not query:
             self._bridge.drop_lane(SEARCH_LANE)
             self._matches = None
+            self.results.query = ""
             self.refresh()
             return
         store = self.store
         self._bridge.run_latest(SEARCH_LANE, lambda: store.search(query), self._show_matches)
 
     def _show_matches(self, matches: list[SearchMatch]) -> None:
-        self._matches = search_matches_by_conversation(matches)
+        self._matches = best_matches(matches)
+        self.results.query = self.search.text().strip()
         self.refresh()
 
     def _filter(self, conversations: Sequence[Conversation], matches: dict[str, SearchMatch]) -> list[Conversation]:
