@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -97,6 +98,13 @@ def _progress_line(progress: Any) -> str:
             f"{progress.chunks_per_second:.0f} chunks/s{eta}, {progress.files_failed} failed{current}")
 
 
+def _found_by(retrievers: Iterable[str]) -> str:
+    """Which searches found a passage, in words: keywords, meaning, or keywords and meaning."""
+    names = set(retrievers)
+    words = [word for name, word in (("keyword", "keywords"), ("vector", "meaning")) if name in names]
+    return " and ".join(words) or "nothing"
+
+
 def _list(args: argparse.Namespace, knowledge_base: Any) -> int:
     records = knowledge_base.documents()
     if args.json:
@@ -105,15 +113,26 @@ def _list(args: argparse.Namespace, knowledge_base: Any) -> int:
     if not records:
         print("The knowledge base is empty. Add documents with: unidesk kb add PATH...")
         return 0
-    print(f"{'ID':>5}  {'STAGE':<8}  {'CHUNKS':>6}  {'PAGES':>5}  {'FORMAT':<6}  PATH")
-    for record in records:
-        print(f"{record.id:>5}  {record.stage:<8}  {record.chunk_count:>6}  {record.pages:>5}  "
-              f"{(record.format or '-'):<6}  {record.path}")
+    rows = [(str(record.id), record.stage, str(record.chunk_count), str(record.pages), record.format or "-")
+            for record in records]
+    header = ("ID", "STAGE", "CHUNKS", "PAGES", "FORMAT")
+    widths = [max(len(cell) for cell in column) for column in zip(header, *rows, strict=True)]
+    right = (True, False, True, True, False)  # numbers to the right, words to the left
+
+    def line(cells: tuple[str, ...], path: str) -> str:
+        padded = [cell.rjust(width) if flush else cell.ljust(width)
+                  for cell, width, flush in zip(cells, widths, right, strict=True)]
+        return "  ".join([*padded, path])
+
+    print(line(header, "PATH"))
+    indent = " " * (widths[0] + 2)  # details under the STAGE column
+    for record, cells in zip(records, rows, strict=True):
+        print(line(cells, record.path))
         if record.error_message:
             tries = f" ({record.read_attempts} attempt(s) to read it)" if record.read_attempts else ""
-            print(f"{'':>5}  {record.error_kind}: {record.error_message}{tries}")
+            print(f"{indent}{record.error_kind}: {record.error_message}{tries}")
         for note in (record.notes or "").splitlines():
-            print(f"{'':>5}  note: {note}")
+            print(f"{indent}note: {note}")
     return 0
 
 
@@ -138,11 +157,13 @@ def _query(args: argparse.Namespace, knowledge_base: Any) -> int:
         print("No passage matches.")
         return 0
     for rank, hit in enumerate(result.hits, start=1):
-        where = f" p.{hit.page}" if hit.page is not None else ""
+        where = f", p. {hit.page}" if hit.page is not None else ""
         heading = f" § {hit.heading}" if hit.heading else ""
-        print(f"{rank}. [{hit.document_id}] {hit.path}{where}{heading}  "
-              f"(score {hit.score:.4f}; {'+'.join(hit.retrievers)})")
+        print(f"{rank}. {hit.path}{where}{heading}")
+        print(f"   found by {_found_by(hit.retrievers)} · document {hit.document_id}")
         snippet = " ".join(hit.text.split())
         print(f"   {snippet[:_SNIPPET_CHARS]}{'...' if len(snippet) > _SNIPPET_CHARS else ''}")
-    print(f"({len(result.hits)} passages in {elapsed_ms:.0f} ms; {', '.join(result.retrievers)})")
+    ranked = "the reranker's order" if "rerank" in result.retrievers else "best first"
+    print(f"({len(result.hits)} passages in {elapsed_ms:.0f} ms, {ranked}; searched by "
+          f"{_found_by(name for name in result.retrievers if name != 'rerank')})")
     return 0

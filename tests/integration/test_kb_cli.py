@@ -78,7 +78,40 @@ def test_query_text_output_names_file_and_heading(added: tuple[Path, Path, dict[
     result = unidesk(home, "kb", "query", "what do otters eat?", "--k", "1")
     assert result.returncode == 0, result.stderr
     first_line = result.stdout.splitlines()[0]
-    assert first_line.startswith("1. [") and "otters.md" in first_line and "Otters" in first_line
+    assert first_line.startswith("1. ") and first_line.endswith("otters.md § Otters")
+
+
+def test_query_says_each_passages_rank_and_which_search_found_it(
+    added: tuple[Path, Path, dict[str, object]]
+) -> None:
+    home, _, _ = added
+    result = unidesk(home, "kb", "query", "what do otters eat?", "--k", "2")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    hits = json.loads(unidesk(home, "kb", "query", "what do otters eat?", "--k", "2", "--json").stdout)
+    words = {("keyword",): "keywords", ("vector",): "meaning", ("keyword", "vector"): "keywords and meaning"}
+    for rank, hit in enumerate(hits, start=1):
+        at = lines.index(next(line for line in lines if line.startswith(f"{rank}. ")))
+        assert lines[at].startswith(f"{rank}. {hit['path']}")
+        found = words[tuple(sorted(hit["retrievers"]))]
+        assert lines[at + 1] == f"   found by {found} · document {hit['document_id']}"
+    assert "score" not in result.stdout  # a fused score such as 0.0164 means nothing to a reader
+    assert "searched by keywords and meaning" in lines[-1]
+
+
+def test_list_columns_stay_aligned_whatever_the_values(added: tuple[Path, Path, dict[str, object]]) -> None:
+    home, _, _ = added
+    lines = unidesk(home, "kb", "list").stdout.splitlines()
+    header, rows = lines[0], [line for line in lines[1:] if line.rstrip().endswith((".md", ".txt"))]
+    assert len(rows) == 3
+    for name in ("STAGE", "FORMAT", "PATH"):
+        column = header.index(name)
+        for row in rows:
+            assert row[column - 1] == " " and row[column] != " ", (name, row)  # every row's cell starts there
+    for name in ("CHUNKS", "PAGES"):  # numbers end under the end of their heading
+        end = header.index(name) + len(name)
+        for row in rows:
+            assert row[end - 1].isdigit() and row[end] == " ", (name, row)
 
 
 def test_remove_then_it_is_gone_and_unknown_ids_are_one_line_errors(
