@@ -88,6 +88,10 @@ def start_gui(context: AppContext, *, startup_time: bool = False, open_files: Se
 
     claim = claim_home_for_window(context.paths, open_files)  # one window per home; a second one raises the first
     if claim.lock is None:
+        from app.ui.startup_error import show_startup_error, stderr_is_read
+
+        if claim.message and not stderr_is_read():  # started from a desktop icon: the error needs a dialog
+            show_startup_error(claim.message)
         return claim.exit_code
     with claim.lock:
         live_settings = LiveSettings(context.settings)

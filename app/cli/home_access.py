@@ -45,6 +45,7 @@ class WindowClaim:
 
     lock: HomeLock | None
     exit_code: int = 0
+    message: str = ""
 
 
 def claim_home_for_window(paths: AppPaths, files: Sequence[Path] = ()) -> WindowClaim:
@@ -59,7 +60,7 @@ def claim_home_for_window(paths: AppPaths, files: Sequence[Path] = ()) -> Window
             print(f"unidesk: UniDesk is already open; {done}.", file=sys.stderr)
             return WindowClaim(None, 0)
         print(f"unidesk: error: {busy}", file=sys.stderr)
-        return WindowClaim(None, 1)
+        return WindowClaim(None, 1, busy.text)
 
 
 def ask_window_to_front(paths: AppPaths, files: Sequence[Path] = ()) -> bool:

@@ -15,6 +15,7 @@ from app.core.chat.database import database_path
 from app.core.config.paths import AppPaths
 from app.core.util.errors import UserFacingError
 from app.core.util.set_aside import set_aside, sqlite_file_is_damaged
+from app.ui.startup_error import show_startup_error
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -38,12 +39,10 @@ def ask_to_set_aside(path: Path, reason: str) -> bool:
     return box.clickedButton() is move
 
 
-def show_error(message: str) -> None:
-    QMessageBox.critical(None, QCoreApplication.translate("DamagedDatabase", "UniDesk cannot start"), message)
 
 
 def open_or_recover(open_chat: Callable[[], T], paths: AppPaths, *, ask: Asker = ask_to_set_aside,
-                    tell: Callable[[str], None] = show_error) -> T | None:
+                    tell: Callable[[str], None] = show_startup_error) -> T | None:
     """``open_chat()``; if the conversations file is damaged, ask to set it aside and open a fresh one.
     Any other failure (or a refusal) is shown and gives None: the window does not exit silently."""
     try:

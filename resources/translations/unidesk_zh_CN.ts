@@ -413,10 +413,6 @@
 <context>
     <name>CitationChip</name>
     <message>
-        <source>page {0}</source>
-        <translation>第 {0} 页</translation>
-    </message>
-    <message>
         <source>Given to the model as a source; the answer does not cite it.</source>
         <translation>已作为来源提供给模型；回答中没有引用它。</translation>
     </message>
@@ -625,10 +621,6 @@
     <message>
         <source>Quit</source>
         <translation>退出</translation>
-    </message>
-    <message>
-        <source>UniDesk cannot start</source>
-        <translation>UniDesk 无法启动</translation>
     </message>
 </context>
 <context>
@@ -2464,12 +2456,12 @@
         <translation>内存：模型由远程服务器运行，本机不加载任何内容。</translation>
     </message>
     <message>
-        <source>Fits: {0} of {1} GiB free</source>
-        <translation>装得下：需要 {0} GiB，空闲 {1} GiB</translation>
+        <source>Fits: {0} of {1} free</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Needs {0} GiB, {1} GiB free</source>
-        <translation>需要 {0} GiB，空闲 {1} GiB</translation>
+        <source>Needs {0}, {1} free</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>lower context to {0}</source>
@@ -3188,6 +3180,10 @@
         <translation>打开文件</translation>
     </message>
     <message>
+        <source>Copy path</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Passage</source>
         <translation>段落</translation>
     </message>
@@ -3198,6 +3194,14 @@
     <message>
         <source>No passage text was kept for this source.</source>
         <translation>此来源没有保存段落文字。</translation>
+    </message>
+    <message>
+        <source>No program on this computer opens {0} files. Copy the path to open it another way.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Copied</source>
+        <translation>已复制</translation>
     </message>
 </context>
 <context>
@@ -4198,6 +4202,13 @@
     <message>
         <source>No decoding in the last minute</source>
         <translation>最近一分钟内没有解码</translation>
+    </message>
+</context>
+<context>
+    <name>StartupError</name>
+    <message>
+        <source>UniDesk cannot start</source>
+        <translation>UniDesk 无法启动</translation>
     </message>
 </context>
 <context>

@@ -194,3 +194,24 @@ def test_the_window_channel_brings_the_window_to_the_front(qtbot: Any, tmp_path:
         assert window.isVisible() and not window.isMinimized()
     finally:
         channel.close()
+
+
+def test_a_startup_error_is_shown_in_a_dialog(qtbot: Any) -> None:
+    from PySide6.QtWidgets import QApplication, QMessageBox
+
+    from app.ui.startup_error import show_startup_error, stderr_is_read
+
+    seen: list[str] = []
+
+    def read_and_close() -> None:
+        box = QApplication.activeModalWidget()
+        if isinstance(box, QMessageBox):
+            seen.append(box.text())
+            box.accept()
+        else:
+            QTimer.singleShot(50, read_and_close)
+
+    QTimer.singleShot(50, read_and_close)
+    show_startup_error("`unidesk serve` (process 42) is using the data in /home/x.")
+    assert seen == ["`unidesk serve` (process 42) is using the data in /home/x."]
+    assert stderr_is_read()  # under pytest stderr is a pipe, a file or a terminal: no dialog for a console user
