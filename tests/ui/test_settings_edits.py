@@ -3,6 +3,7 @@ and stays refused when the user leaves the field."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -103,3 +104,18 @@ def test_text_that_is_not_a_number_is_refused_as_typed_and_leaving_the_field_kee
     qtbot.keyClick(_field(chats), Qt.Key.Key_Tab)
     assert _field(chats).text() == "4" and chats.value() == 4 and chats.error() is None
     assert dialog.ok_button.isEnabled() and dialog.apply_button.isEnabled()
+
+
+def test_the_verdict_gives_every_size_its_unit_and_small_models_in_mib(
+    qtbot: Any, app_context: AppContext, open_window: Callable[..., MainWindow], tiny_gguf: Path
+) -> None:
+    window = open_window(app_context, make_services(app_context, fake_machine()))
+    dialog = _opened_settings(qtbot, window)
+    model = dialog.panel.editor("model.path")
+    field = model.control.line_edit  # type: ignore[union-attr]
+    field.setFocus()
+    qtbot.keyClicks(field, str(tiny_gguf))
+    qtbot.waitUntil(lambda: dialog.verdict_view.fits is True, timeout=WAIT_MS)
+    headline = dialog.verdict_view.headline.text()
+    # a model of a few MB: "Fits: 5 MiB of 16.0 GiB free", not "Fits: 0.00 of 16.0 GiB free"
+    assert re.fullmatch(r"Fits: \d+ (KiB|MiB) of \d+\.\d GiB free", headline), headline

@@ -11,7 +11,6 @@ from app.core.planner import PlanRequest, plan_memory, read_model_metadata
 from app.ui.settings.verdict_planning import (
     MetadataCache,
     compute_verdict,
-    format_gib,
     format_tokens,
     memory_a_reload_frees,
     model_path_for,
@@ -21,7 +20,6 @@ from tests.core.planner.fake_hardware import cpu_only
 
 def test_token_counts_read_like_people_say_them() -> None:
     assert [format_tokens(n) for n in (16384, 131072, 1000, 512)] == ["16K", "128K", "1000", "512"]
-    assert format_gib(int(14.2 * 1024**3)) == "14.2" and format_gib(400 * 1024**2) == "0.39"
 
 
 def test_the_model_is_the_chosen_one_else_the_loaded_one(tmp_path: Path) -> None:

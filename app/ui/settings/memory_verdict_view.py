@@ -8,8 +8,9 @@ from functools import partial
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFrame, QLabel, QVBoxLayout, QWidget
 
+from app.ui.gauges.gauge_style import format_gib
 from app.ui.i18n import follow_language, render
-from app.ui.settings.verdict_planning import Verdict, format_gib, format_tokens
+from app.ui.settings.verdict_planning import Verdict, format_tokens
 
 VERDICT_COLORS = {"unknown": "#9e9e9e", "fits": "#43a047", "short": "#e53935"}
 VERDICT_STYLE = (
@@ -19,7 +20,7 @@ BACKEND_NAMES = {"llamacpp": "llama.cpp", "vllm": "vLLM"}
 
 
 class MemoryVerdictView(QFrame):
-    """Shows a Verdict: "Fits: 14.2 of 28.0 GiB free" or "Needs 31.0 GiB, 28.0 GiB free: lower …".
+    """Shows a Verdict: "Fits: 410 MiB of 28.0 GiB free" or "Needs 31.0 GiB, 28.0 GiB free: lower …".
 
     It keeps what it was last asked to show, so a language switch writes it again (the planner's explanation
     and the core's reasons are Texts, rendered in the language shown).
@@ -74,7 +75,7 @@ class MemoryVerdictView(QFrame):
         elif plan is None:
             self._show(self.tr("Memory: the remote server runs the model; nothing is loaded here."), "", None)
         elif plan.fits:
-            headline = self.tr("Fits: {0} of {1} GiB free").format(
+            headline = self.tr("Fits: {0} of {1} free").format(
                 format_gib(plan.total_bytes), format_gib(plan.budget_bytes)
             )
             self._show(headline, plan.explanation, True)
@@ -84,7 +85,7 @@ class MemoryVerdictView(QFrame):
     def _shortfall_headline(self, verdict: Verdict) -> str:
         plan = verdict.plan
         assert plan is not None
-        needs = self.tr("Needs {0} GiB, {1} GiB free").format(
+        needs = self.tr("Needs {0}, {1} free").format(
             format_gib(plan.total_bytes), format_gib(plan.budget_bytes)
         )
         options = []

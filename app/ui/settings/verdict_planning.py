@@ -135,9 +135,3 @@ def format_tokens(count: int) -> str:
     if count >= 1024 and count % 1024 == 0:
         return f"{count // 1024}K"
     return str(count)
-
-
-def format_gib(byte_count: int) -> str:
-    """Bytes as "14.2" GiB (one decimal, two for small sizes)."""
-    gib = byte_count / 1024**3
-    return f"{gib:.2f}" if gib < 1 else f"{gib:.1f}"
