@@ -28,10 +28,11 @@ class OpenAttempt:
 def begin_attempt(connection: sqlite3.Connection, document_id: int, size: int, mtime_ns: int) -> int:
     """Record that reading the document (a file of ``size`` and ``mtime_ns``) starts now (commit it before
     reading); returns the attempt number."""
-    connection.execute(
-        "INSERT INTO read_attempts (document_id, attempts, open, size, mtime_ns) VALUES (?, 1, 1, ?, ?) "
+    connection.execute(  # nothing for a document removed meanwhile
+        "INSERT INTO read_attempts (document_id, attempts, open, size, mtime_ns) "
+        "SELECT ?, 1, 1, ?, ? WHERE EXISTS (SELECT 1 FROM documents WHERE id = ?) "
         "ON CONFLICT (document_id) DO UPDATE SET attempts = attempts + 1, open = 1, size = ?, mtime_ns = ?",
-        (document_id, size, mtime_ns, size, mtime_ns),
+        (document_id, size, mtime_ns, document_id, size, mtime_ns),
     )
     return attempts(connection, document_id)
 

@@ -268,3 +268,24 @@ def test_small_files_are_embedded_before_a_big_one_finishes(kb: KnowledgeBase, d
     assert summary.files_indexed == 8 and by_name(kb)["big.txt"].chunk_count > 32
     assert progress.embedded[-1] == big.stat().st_size, "the big file finished last"
     assert check_consistency(open_database(kb.database_path), kb.vector_store).awaiting_vectors == 0
+
+
+def test_attempts_are_counted_per_document_and_never_for_a_removed_one(tmp_path: Path) -> None:
+    from app.core.kb.catalog import delete_document, insert_pending
+    from app.core.kb.read_attempts import attempts, cancel_attempt, end_attempt, interrupted
+
+    connection = open_database(tmp_path / "kb.sqlite3")
+    with transaction(connection):
+        document = insert_pending(connection, str(tmp_path / "a.txt"), 10, 1, None)
+        assert begin_attempt(connection, document, 10, 1) == 1
+        assert begin_attempt(connection, document, 10, 1) == 2
+    assert interrupted(connection)[document].attempts == 2
+    with transaction(connection):
+        cancel_attempt(connection, document)
+        assert attempts(connection, document) == 1 and document not in interrupted(connection)
+        begin_attempt(connection, document, 10, 1)
+        end_attempt(connection, document)
+        assert attempts(connection, document) == 2 and not interrupted(connection)
+        delete_document(connection, document)
+        assert begin_attempt(connection, document, 10, 1) == 0, "a removed document gets no attempt row"
+    connection.close()
