@@ -428,6 +428,10 @@
         <source>Show the passage</source>
         <translation>显示段落</translation>
     </message>
+    <message>
+        <source>page {0}</source>
+        <translation>第 {0} 页</translation>
+    </message>
 </context>
 <context>
     <name>Citations</name>
@@ -2329,11 +2333,11 @@
 <context>
     <name>MemoryPlan</name>
     <message>
-        <source>{0} tokens x {1} chat</source>
+        <source>{0} tokens × {1} chat</source>
         <translation>{0} 词元 × {1} 个对话</translation>
     </message>
     <message>
-        <source>{0} tokens x {1} chats</source>
+        <source>{0} tokens × {1} chats</source>
         <translation>{0} 词元 × {1} 个对话</translation>
     </message>
     <message>
@@ -2377,8 +2381,8 @@
         <translation>{0}{1}{2}；{3}可以装下。</translation>
     </message>
     <message>
-        <source>Even {0} {1}, so this model does not fit here (its weights alone are {2}){3}.</source>
-        <translation>即使是 {0}，也{1}，因此本机装不下这个模型（仅权重就有 {2}）{3}。</translation>
+        <source>Even {0} (the least) {1}, so this model does not fit here (its weights alone are {2}){3}.</source>
+        <translation>即使是最小的设置 {0}，也{1}，因此本机装不下这个模型（仅权重就有 {2}）{3}。</translation>
     </message>
     <message>
         <source>{0} fits</source>
@@ -2457,11 +2461,11 @@
     </message>
     <message>
         <source>Fits: {0} of {1} free</source>
-        <translation type="unfinished"></translation>
+        <translation>装得下：需要 {0}，空闲 {1}</translation>
     </message>
     <message>
         <source>Needs {0}, {1} free</source>
-        <translation type="unfinished"></translation>
+        <translation>需要 {0}，空闲 {1}</translation>
     </message>
     <message>
         <source>lower context to {0}</source>
@@ -3181,7 +3185,7 @@
     </message>
     <message>
         <source>Copy path</source>
-        <translation type="unfinished"></translation>
+        <translation>复制路径</translation>
     </message>
     <message>
         <source>Passage</source>
@@ -3197,7 +3201,7 @@
     </message>
     <message>
         <source>No program on this computer opens {0} files. Copy the path to open it another way.</source>
-        <translation type="unfinished"></translation>
+        <translation>本机没有能打开 {0} 文件的程序。请复制路径，用其他方式打开。</translation>
     </message>
     <message>
         <source>Copied</source>

@@ -10,6 +10,7 @@ from app.core.planner.sizing import ALL_LAYERS, Sizing
 from app.core.util.translatable import QT_TRANSLATE_NOOP, Text
 
 GIB = 1024**3
+MIB = 1024**2
 CONTEXT = "MemoryPlan"
 
 
@@ -19,7 +20,9 @@ def _said(template: str, *args: object) -> Text:
 
 
 def gib(value: int, decimals: int = 1) -> str:
-    """Bytes as GiB text, e.g. "9.1 GiB"."""
+    """Bytes as GiB text, e.g. "9.1 GiB"; below one GiB in MiB ("3 MiB", not "0.0 GiB")."""
+    if value < GIB:
+        return f"{max(1, round(value / MIB)) if value else 0} MiB"
     return f"{value / GIB:.{decimals}f} GiB"
 
 
@@ -32,13 +35,13 @@ def _pair(needed: int, available: int) -> tuple[str, str]:
 
 
 def describe(sizing: Sizing, reference: Sizing | None = None) -> str:
-    """e.g. "16384 tokens x 4 chats", plus the KV type / GPU layers where they differ from ``reference``."""
+    """e.g. "16384 tokens × 4 chats", plus the KV type / GPU layers where they differ from ``reference``."""
     setting = sizing.setting
     if setting.parallel_chats == 1:
-        text = _said(QT_TRANSLATE_NOOP("MemoryPlan", "{0} tokens x {1} chat"), setting.context_length,
+        text = _said(QT_TRANSLATE_NOOP("MemoryPlan", "{0} tokens × {1} chat"), setting.context_length,
                      setting.parallel_chats)
     else:
-        text = _said(QT_TRANSLATE_NOOP("MemoryPlan", "{0} tokens x {1} chats"), setting.context_length,
+        text = _said(QT_TRANSLATE_NOOP("MemoryPlan", "{0} tokens × {1} chats"), setting.context_length,
                      setting.parallel_chats)
     if reference is not None and setting.kv_cache_dtype != reference.setting.kv_cache_dtype:
         text = _said(QT_TRANSLATE_NOOP("MemoryPlan", "{0} with a {1} KV cache"), text, setting.kv_cache_dtype)
@@ -83,7 +86,7 @@ def explain(result: SearchResult, trained_context: int, requested_context: int |
                      shortfall(requested), cap_note, describe(recommended, requested))
     return _said(
         QT_TRANSLATE_NOOP("MemoryPlan",
-                          "Even {0} {1}, so this model does not fit here (its weights alone are {2}){3}."),
+                          "Even {0} (the least) {1}, so this model does not fit here (its weights alone are {2}){3}."),
         describe(recommended, requested), shortfall(recommended), gib(requested.weights_bytes), cap_note,
     )
 

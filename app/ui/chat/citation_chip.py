@@ -138,7 +138,8 @@ class CitationChip(QToolButton):
         citation = self.citation
         path = html.escape(citation.path).replace(os.sep, os.sep + ZERO_WIDTH_SPACE)  # long paths wrap at separators
         if citation.page is not None:
-            path += html.escape(f" ({self.tr('page {0}').format(citation.page)})")
+            where = self.tr("page {0}").format(citation.page)
+            path += html.escape(f" ({where})")
         lines = [f"<b>{html.escape(chip_text(citation))}</b>", path]
         excerpt = plain_passage(citation.excerpt)
         if excerpt:

@@ -80,7 +80,7 @@ def test_gb10_vllm_fits_and_utilization_covers_the_plan(tmp_path: Path) -> None:
     assert utilization < engine_needs / hardware.ram_total_bytes + 0.001
     assert_utilization_keeps_reserve(plan, hardware)
     assert one_sentence(plan.explanation)
-    assert plan.explanation.startswith("32768 tokens x 4 chats fits")
+    assert plan.explanation.startswith("32768 tokens × 4 chats fits")
 
 
 def test_utilization_follows_the_plan_not_a_constant(tmp_path: Path) -> None:
@@ -124,8 +124,8 @@ def test_too_large_request_explains_the_nearest_fit(tmp_path: Path) -> None:
     doubled = plan_memory(model, hardware, PlanRequest("vllm", 2 * recommended.context_length, 16))
     assert not doubled.fits  # the nearest fit, not just any fit
     pattern = (
-        rf"^131072 tokens x 16 chats needs [\d.]+ GiB but [\d.]+ GiB is free; "
-        rf"{recommended.context_length} tokens x 16 chats fits\.$"
+        rf"^131072 tokens × 16 chats needs [\d.]+ GiB but [\d.]+ GiB is free; "
+        rf"{recommended.context_length} tokens × 16 chats fits\.$"
     )
     assert re.match(pattern, plan.explanation), plan.explanation
     assert f"{plan.total_bytes / GIB:.1f} GiB" in plan.explanation
@@ -212,7 +212,7 @@ def test_cpu_only_model_too_large_at_any_setting(tmp_path: Path) -> None:
     plan = plan_memory(model, cpu_only(16, 12), PlanRequest("llamacpp", 8192, 1))
     assert not plan.fits
     assert not plan.recommended.fits
-    assert plan.explanation.startswith("Even 2048 tokens x 1 chat with a q8_0 KV cache needs")
+    assert plan.explanation.startswith("Even 2048 tokens × 1 chat with a q8_0 KV cache (the least) needs")
     assert "weights alone are 15.0 GiB" in plan.explanation
     assert one_sentence(plan.explanation)
 
@@ -232,7 +232,7 @@ def test_fewer_chats_before_a_smaller_kv_type(tmp_path: Path) -> None:
     assert not plan.fits
     recommended = plan.recommended
     assert (recommended.context_length, recommended.parallel_chats, recommended.kv_cache_dtype) == (2048, 4, "f16")
-    assert plan.explanation.endswith("; 2048 tokens x 4 chats fits.")
+    assert plan.explanation.endswith("; 2048 tokens × 4 chats fits.")
 
 
 def test_smaller_kv_type_when_context_and_chats_are_minimal(tmp_path: Path) -> None:
@@ -244,7 +244,7 @@ def test_smaller_kv_type_when_context_and_chats_are_minimal(tmp_path: Path) -> N
     plan = plan_memory(model, _hardware_between(q8, f16, 4 * GIB), PlanRequest("llamacpp", 2048, 1))
     assert not plan.fits
     assert plan.recommended.kv_cache_dtype == "q8_0"
-    assert plan.explanation.endswith("; 2048 tokens x 1 chat with a q8_0 KV cache fits.")
+    assert plan.explanation.endswith("; 2048 tokens × 1 chat with a q8_0 KV cache fits.")
 
 
 def test_vllm_on_cpu_uses_128_token_blocks(tmp_path: Path) -> None:
