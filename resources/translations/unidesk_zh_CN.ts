@@ -230,6 +230,10 @@
         <translation>个并行对话</translation>
     </message>
     <message>
+        <source>parallel chat</source>
+        <translation>个对话</translation>
+    </message>
+    <message>
         <source>Context length to judge the models for</source>
         <translation>用于评估模型的上下文长度</translation>
     </message>
@@ -2482,6 +2486,10 @@
     <message>
         <source> or </source>
         <translation> 或 </translation>
+    </message>
+    <message>
+        <source>{0}: try context {1} with one chat at a time and a {2} KV cache</source>
+        <translation>{0}：试试上下文 {1}、一次一个对话、{2} 类型的 KV 缓存</translation>
     </message>
     <message>
         <source>{0}: try context {1} with {2} parallel chats and a {3} KV cache</source>

@@ -151,3 +151,11 @@ def test_first_run_says_nothing_leaves_the_machine_and_offers_both_ways(
     dialog.ask_model_file = lambda: tiny_gguf
     page.own_file_button.click()
     qtbot.waitUntil(lambda: used.paths == [tiny_gguf.resolve()], timeout=WAIT_MS)
+
+
+def test_the_word_after_the_chats_box_agrees_with_its_number(qtbot: Any, tmp_path: Path) -> None:
+    page = open_dialog(qtbot, make_library(tmp_path), SMALL_MACHINE, UsedModels()).catalog_page
+    page.chats_spin.setValue(1)
+    assert page.chats_label.text() == "parallel chat"  # "× 1 parallel chat", not "× 1 parallel chats"
+    page.chats_spin.setValue(4)
+    assert page.chats_label.text() == "parallel chats"

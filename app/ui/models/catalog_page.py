@@ -70,6 +70,7 @@ class CatalogPage(QWidget):
         self._debounce.timeout.connect(self.request_changed)
         self.context_spin.valueChanged.connect(lambda _value: self._debounce.start())
         self.chats_spin.valueChanged.connect(lambda _value: self._debounce.start())
+        self.chats_spin.valueChanged.connect(lambda _value: self._name_chats())
         self.machine_combo.currentIndexChanged.connect(lambda _index: self._debounce.start())
         self.hide_misfits.toggled.connect(self.tree.set_hide_misfits)
         self.tree.itemSelectionChanged.connect(self._selected)
@@ -93,10 +94,15 @@ class CatalogPage(QWidget):
         layout.addWidget(self.download_box)
         self.retranslate_ui()
 
+    def _name_chats(self) -> None:
+        """"× 1 parallel chat", "× 4 parallel chats": the word after the box agrees with its number."""
+        one = self.chats_spin.value() == 1
+        self.chats_label.setText(self.tr("parallel chat") if one else self.tr("parallel chats"))
+
     def retranslate_ui(self) -> None:
         self.judged_label.setText(self.tr("Judged for"))
         self.tokens_label.setText(self.tr("tokens per chat ×"))
-        self.chats_label.setText(self.tr("parallel chats"))
+        self._name_chats()
         self.context_spin.setAccessibleName(self.tr("Context length to judge the models for"))
         self.chats_spin.setAccessibleName(self.tr("Number of parallel chats to judge the models for"))
         self.chats_spin.setSpecialValueText(label_for(special_labels(CHATS_SPEC), AUTOMATIC_CHATS) or "")

@@ -97,6 +97,9 @@ class MemoryVerdictView(QFrame):
             return self.tr("{0}: {1}").format(needs, self.tr(" or ").join(options))
         if plan.recommended.fits:
             recommended = plan.recommended
+            if recommended.parallel_chats == 1:
+                return self.tr("{0}: try context {1} with one chat at a time and a {2} KV cache").format(
+                    needs, format_tokens(recommended.context_length), recommended.kv_cache_dtype)
             return self.tr("{0}: try context {1} with {2} parallel chats and a {3} KV cache").format(
                 needs, format_tokens(recommended.context_length), recommended.parallel_chats,
                 recommended.kv_cache_dtype,
