@@ -161,6 +161,8 @@ class MainWindow(QMainWindow):
         self.file_menu, self.view_menu = self.menus.file_menu, self.menus.view_menu
         self.menus.add_dock(self.gauges_dock)
         self.menus.add_dock(self.knowledge_dock)
+        # The first-run guide's download fetches the documents' embedding model too.
+        self.model_manager.first_run.download_box.download_requested.connect(self.knowledge_panel.fetch_embedding_model)
         self.help_menu = HelpMenu(self, log_file=context.log_file, hardware=services.machine.report,
                                   settings=services.live_settings.get)
         self.file_menu.aboutToShow.connect(self._enable_conversation_actions)

@@ -69,3 +69,17 @@ def test_the_guide_offers_only_browsing_when_nothing_fits(qtbot: Any, tmp_path: 
     assert dialog.recommendation is None
     assert not dialog.first_run.recommended_title.isVisible() and not dialog.first_run.download_box.isVisible()
     assert dialog.first_run.browse_button.isVisible()
+
+
+def test_the_guides_download_also_fetches_the_documents_embedding_model(
+    app_context: Any, open_window: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from app.ui.knowledge.knowledge_base_panel import KnowledgeBasePanel
+    from tests.ui.conftest import make_services
+
+    fetched: list[bool] = []
+    monkeypatch.setattr(KnowledgeBasePanel, "fetch_embedding_model", lambda self: fetched.append(True))
+    window = open_window(app_context, make_services(app_context, SMALL_MACHINE))
+    box = window.model_manager.first_run.download_box
+    box.download_requested.emit()
+    assert fetched == [True]

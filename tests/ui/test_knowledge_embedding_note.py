@@ -100,3 +100,32 @@ def test_download_button_fetches_the_chosen_model_then_the_knowledge_base_switch
         finally:
             panel.shutdown()
             access.close()
+
+
+def test_the_first_run_download_creates_the_knowledge_base_and_fetches_its_model(
+    qtbot: Any, tmp_path: Path, tiny_e5: Path
+) -> None:
+    """No knowledge base yet (a first run): fetch_embedding_model opens one and downloads the chosen model."""
+    pool = EmbedderPool(device="cpu", choice=EmbedderChoice(E5, Text("Test", "a test machine")))
+    folder = tmp_path / "kb"
+    access = KnowledgeAccess(lambda: KnowledgeBase(folder, Settings({}), pool),
+                             exists=lambda: (folder / DATABASE_FILE_NAME).is_file(), owns_knowledge_base=True)
+    panel = KnowledgeBasePanel(access)
+    qtbot.addWidget(panel)
+    panel.show()
+    with running_fake_hub() as hub:
+        for path, content in model_files(tiny_e5).items():
+            hub.add_file(E5, path, content, lfs=path.endswith(".safetensors"))
+        panel.hub = lambda: HubClient(endpoint=hub.url, timeout_s=10)
+        panel.start()  # nothing to open yet
+        assert not access.exists()
+        panel.fetch_embedding_model()
+        try:
+            qtbot.waitUntil(lambda: any(hub.cdn_requests()), timeout=INDEXING_TIMEOUT_MS)
+            assert access.exists()
+            qtbot.waitUntil(lambda: panel.embedding_note.text().startswith("Using ")
+                            and "intfloat--multilingual-e5-small" in panel.embedding_note.text(),
+                            timeout=INDEXING_TIMEOUT_MS)
+        finally:
+            panel.shutdown()
+            access.close()

@@ -193,6 +193,22 @@ class KnowledgeBasePanel(QWidget):
     def _show_embedding(self, selection: EmbeddingSelection) -> None:
         self.embedding.show_selection(selection)
 
+    def fetch_embedding_model(self) -> None:
+        """Open (or create) the knowledge base on a worker, then download its chosen embedding model if it is
+        not on this computer yet (the first-run guide starts this beside the chat model's download)."""
+        if self._shut_down:
+            return
+        access = self.access
+        self._bridge.run_in_background(lambda: access.open().embedding_selection(), self._download_selection,
+                                       self._show_error)
+
+    def _download_selection(self, selection: EmbeddingSelection) -> None:
+        if self._shut_down:
+            return
+        self.embedding.show_selection(selection)
+        if selection.missing:
+            self.embedding.download()
+
     def _start_embedding_download(self, selection: EmbeddingSelection) -> DownloadJob:
         """On a worker: fetch the chosen embedding model into the knowledge base's folder."""
         knowledge_base = self.access.knowledge_base

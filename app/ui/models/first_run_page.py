@@ -56,7 +56,7 @@ class FirstRunPage(QWidget):
         self.recommended_reason.setWordWrap(True)
         self.download_box = DownloadBox(self)
         self.download_box.setObjectName("recommendedDownload")
-        self._recommended_name = ""
+        self._recommended_name = self._recommended_reason = ""
         for widget in (self.recommended_title, self.recommended_reason, self.download_box):
             widget.setVisible(False)
         buttons = QHBoxLayout()
@@ -97,11 +97,13 @@ class FirstRunPage(QWidget):
         if self._recommended_name:
             self.recommended_title.setText(self.tr("Recommended for this computer: {0}").format(
                 self._recommended_name))
+            self.recommended_reason.setText(self._recommended_reason + " " + self.tr(
+                "Downloading it also fetches the multilingual model that searches your documents (the knowledge "
+                "panel shows its progress)."))
 
     def show_recommendation(self, name: str, reason: str) -> None:
         """Name the recommended model (``reason`` already in the current language) and show its download box."""
-        self._recommended_name = name
-        self.recommended_reason.setText(reason)
+        self._recommended_name, self._recommended_reason = name, reason
         for widget in (self.recommended_title, self.recommended_reason, self.download_box):
             widget.setVisible(True)
         self.browse_button.setDefault(False)
