@@ -1,4 +1,4 @@
-"""The dependency rules of DESIGN.md hold: Qt-free core, layered core, cheap ``import app.core``."""
+"""The dependency rules of docs/ARCHITECTURE.md (Layers) hold: Qt-free core, layered core, cheap ``import app.core``."""
 
 from __future__ import annotations
 

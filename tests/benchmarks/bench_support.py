@@ -16,7 +16,7 @@ from app.core.engines.requests import ChatMessage, ChatRequest, SamplingParams
 
 Consumer = Literal["frame", "token"]
 """How the benchmark reads streams: ``frame`` drains every stream once per GUI frame (the app's
-way, DESIGN.md); ``token`` iterates each stream on its own thread, waking per token (a CLI or
+way, docs/ARCHITECTURE.md); ``token`` iterates each stream on its own thread, waking per token (a CLI or
 the HTTP server)."""
 FRAME_INTERVAL_S = 1 / 60
 
