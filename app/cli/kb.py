@@ -68,7 +68,10 @@ def _add(args: argparse.Namespace, knowledge_base: Any) -> int:
     except KeyboardInterrupt:
         job.cancel()
         job.join(60)
-        print("\nunidesk: cancelled; finished documents are kept, run the same command to resume",
+        searchable = job.progress().files_searchable
+        print("\nunidesk: cancelled; finished documents are kept, run the same command to resume"
+              + (f" ({searchable} file(s) read in this run are found by keywords already; vectors come next run)"
+                 if searchable else ""),
               file=sys.stderr)
         return 130
     if interactive:
