@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QLineEdit, QWidget
 
 from app.context import AppContext
@@ -119,3 +119,15 @@ def test_the_verdict_gives_every_size_its_unit_and_small_models_in_mib(
     headline = dialog.verdict_view.headline.text()
     # a model of a few MB: "Fits: 5 MiB of 16.0 GiB free", not "Fits: 0.00 of 16.0 GiB free"
     assert re.fullmatch(r"Fits: \d+ (KiB|MiB) of \d+\.\d GiB free", headline), headline
+
+
+def test_fields_line_up_from_one_section_to_the_next(
+    qtbot: Any, app_context: AppContext, open_window: Callable[..., MainWindow], screenshot: Shot
+) -> None:
+    window = open_window(app_context, make_services(app_context, fake_machine()))
+    dialog = _opened_settings(qtbot, window)
+    body = dialog.panel.scroll_area.widget()
+    lefts = {editor.spec.section: editor.mapTo(body, QPoint(0, 0)).x()
+             for editor in dialog.panel.editors.values() if editor.isVisibleTo(dialog)}
+    assert len(lefts) >= 4 and len(set(lefts.values())) == 1, {key: lefts[key] for key in sorted(lefts)}
+    screenshot(dialog, "settings-aligned")

@@ -39,6 +39,7 @@ class SettingsPanel(QWidget):
         self._following = False
         self._forms: list[tuple[QLabel | None, list[SettingEditor]]] = []
         self._row_labels: dict[str, QLabel] = {}
+        self._grids: list[QGridLayout] = []
         self._declared_labels: list[tuple[QLabel, str]] = []
         """Labels showing a declared text (section titles and descriptions, group headings), with that text."""
         self._section_titles: list[str] = []
@@ -93,6 +94,17 @@ class SettingsPanel(QWidget):
             label.setToolTip(declared(spec.description))
         self.advanced_toggle.setText(self.tr("Show advanced settings"))
         self.advanced_toggle.setAccessibleName(self.tr("Show advanced settings"))
+        self._align_labels()
+
+    def _align_labels(self) -> None:
+        """One label column for every section and group (the widest name sets it), so the fields line up down
+        the whole panel, advanced ones included."""
+        width = max((label.sizeHint().width() for label in self._row_labels.values()), default=0)
+        for label in self._row_labels.values():
+            label.setFixedWidth(width)
+        for grid in self._grids:  # a group of check boxes only has no labels: its empty column keeps the width
+            labelled = any(grid.itemAtPosition(row, 0) is not None for row in range(grid.rowCount()))
+            grid.setColumnMinimumWidth(0, width if labelled else width + grid.horizontalSpacing())
 
     # ---- building --------------------------------------------------------------------
     def _make_section(
@@ -129,6 +141,7 @@ class SettingsPanel(QWidget):
                 layout.addSpacing(4)
                 layout.addWidget(heading)
             grid = QGridLayout()
+            self._grids.append(grid)
             grid.setColumnStretch(1, 1)
             grid.setHorizontalSpacing(10)
             grid.setVerticalSpacing(6)
