@@ -1084,6 +1084,10 @@
         <source>Recommended for this computer: {0}</source>
         <translation>推荐这台电脑使用：{0}</translation>
     </message>
+    <message>
+        <source>Downloading it also fetches the multilingual model that searches your documents (the knowledge panel shows its progress).</source>
+        <translation>下载它时也会一并下载用于搜索你文档的多语言模型（进度显示在知识库面板中）。</translation>
+    </message>
 </context>
 <context>
     <name>Gauges</name>
@@ -3019,6 +3023,10 @@
     <message>
         <source>{0} GiB</source>
         <translation>{0} GiB</translation>
+    </message>
+    <message>
+        <source>{0} ({1} active)</source>
+        <translation>{0}（激活 {1}）</translation>
     </message>
     <message>
         <source>1 chat</source>

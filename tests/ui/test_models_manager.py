@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QWidget
 from app.core.config import Settings
 from app.core.config.declarations import spec_for
 from app.core.models.fit import badge_request_from_settings
+from app.ui.i18n import LanguageSwitcher
 from app.ui.models.model_texts import badge_text
 from tests.ui.models_support import LARGE_MACHINE, SMALL_MACHINE, UsedModels, make_library, open_dialog
 
@@ -159,3 +160,15 @@ def test_the_word_after_the_chats_box_agrees_with_its_number(qtbot: Any, tmp_pat
     assert page.chats_label.text() == "parallel chat"  # "× 1 parallel chat", not "× 1 parallel chats"
     page.chats_spin.setValue(4)
     assert page.chats_label.text() == "parallel chats"
+
+
+def test_a_mixture_of_experts_says_its_active_parameters_in_chinese(
+    qtbot: Any, tmp_path: Path, switcher: LanguageSwitcher
+) -> None:
+    tree = open_dialog(qtbot, make_library(tmp_path), SMALL_MACHINE, UsedModels()).catalog_page.tree
+    row = next(tree.topLevelItem(index) for index in range(tree.topLevelItemCount())
+               if "30B-A3B" in tree.topLevelItem(index).text(0))
+    assert row.text(0).endswith("30.5B (3.3B active) parameters")
+    assert switcher.apply("zh_CN") == "zh_CN"
+    qtbot.waitUntil(lambda: "active" not in row.text(0), timeout=WAIT_MS)
+    assert "3.3B" in row.text(0) and "激活" in row.text(0)

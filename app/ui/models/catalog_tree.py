@@ -12,7 +12,7 @@ from app.core.models.catalog import Catalog, CatalogModel, CatalogVariant
 from app.core.models.fit import VariantFit
 from app.core.models.progress import DownloadProgress
 from app.core.models.units import human_size
-from app.ui.models.model_texts import badge_colour, badge_text, fit_reason, languages_text
+from app.ui.models.model_texts import badge_colour, badge_text, fit_reason, languages_text, parameters_text
 
 VariantKey = tuple[str, str]
 KEY_ROLE = Qt.ItemDataRole.UserRole
@@ -77,7 +77,7 @@ class CatalogTree(QTreeWidget):
     def _fill_model(self, model: CatalogModel) -> None:
         """The model's row (its best badge) and its variants' rows."""
         item = self._model_items[model.id]
-        item.setText(NAME, self.tr("{0} · {1} parameters").format(model.name, model.parameters))
+        item.setText(NAME, self.tr("{0} · {1} parameters").format(model.name, parameters_text(model.parameters)))
         item.setToolTip(NAME, model.summary)
         item.setText(LICENCE, model.license)
         item.setText(LANGUAGES, languages_text(model.languages))

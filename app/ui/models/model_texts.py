@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from PySide6.QtGui import QColor, QPalette
@@ -16,6 +17,7 @@ from app.ui.theme import status_colors
 GIB = 1024**3
 SHOWN_LANGUAGES = 3
 # Every translate() names its context ("ModelTexts") literally: pyside6-lupdate reads only literals.
+_ACTIVE_PARAMETERS = re.compile(r"(?P<total>\S+)\s*\((?P<active>\S+) active\)")
 
 
 def badge_text(badge: str) -> str:
@@ -38,6 +40,14 @@ def badge_colour(badge: str, palette: QPalette) -> QColor:
 
 def gib(byte_count: int) -> str:
     return translate("ModelTexts", "{0} GiB").format(f"{byte_count / GIB:.1f}")
+
+
+def parameters_text(parameters: str) -> str:
+    """The catalog's parameter count in the current language: "30.5B (3.3B active)" for a mixture of experts."""
+    match = _ACTIVE_PARAMETERS.fullmatch(parameters.strip())
+    if match is None:
+        return parameters
+    return translate("ModelTexts", "{0} ({1} active)").format(match.group("total"), match.group("active"))
 
 
 def chats_text(count: int) -> str:
