@@ -31,6 +31,7 @@ from tests.reliability.conftest import REPO_ROOT, env_int
 pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL")
 KILLS = env_int("UNIDESK_RELIABILITY_KILLS", 4)
 READY_TIMEOUT_S = 240.0
+INGESTION_FILES = 120
 
 
 class Harness:
@@ -188,11 +189,16 @@ def test_kills_during_ingestion_keep_every_finished_document_and_a_consistent_in
     from app.core.kb.knowledge_base import KnowledgeBase
     from app.core.kb.progress import ProgressTracker
     from tests.fixtures.knowledge_base import shared_embedder_pool
-    from tests.integration.test_kb_crash_recovery import indexed_count, write_documents
+    from tests.integration.test_kb_crash_recovery import indexed_count
 
     home = tmp_path / "home"
     paths = AppPaths.under_home(home).ensure()
-    write_documents(home / "docs")
+    docs = home / "docs"
+    docs.mkdir(parents=True)
+    for index in range(INGESTION_FILES):  # enough that indexing them takes a while: the kill lands mid-way
+        (docs / f"report{index:03d}.txt").write_text("\n\n".join(
+            f"Report {index}, part {part}: the harbour crane {index % 11} was inspected and repaired. " * 6
+            for part in range(6)), encoding="utf-8")
     finished: dict[str, int] = {}  # path -> chunks, of every document seen indexed after a kill
 
     def open_kb() -> KnowledgeBase:
@@ -224,14 +230,15 @@ def test_kills_during_ingestion_keep_every_finished_document_and_a_consistent_in
         at_kills.append(start_count[0])
         return lost
 
-    losses = survive_kills(home, "ingestion", (0.0, 1.5), check_and_rebase, kills=max(2, KILLS // 2),
+    losses = survive_kills(home, "ingestion", (0.0, 1.0), check_and_rebase, kills=max(2, KILLS // 2),
                            working=indexing)
     with open_kb() as knowledge_base:  # after the last kill, the same add finishes the rest
         summary = knowledge_base.indexer().run([home / "docs"], ProgressTracker(), threading.Event())
         assert summary.files_failed == 0
         assert {record.status for record in knowledge_base.documents()} == {DocumentStatus.INDEXED}
         assert check_consistency(open_database(knowledge_base.database_path), knowledge_base.vector_store).ok
-    print(f"crash safety ingestion: documents indexed when each kill landed {at_kills} (of 60), all kept")
+    print(f"crash safety ingestion: documents indexed when each kill landed {at_kills} (of {INGESTION_FILES}), "
+          "all kept")
     assert losses == 0
 
 
