@@ -20,7 +20,9 @@ _CHANNEL_TIMEOUT_S = 5.0
 # Commands that only read files no other process rewrites in place (or touch no data at all) run
 # beside the window; every other command owns the home while it runs.
 _SHARED_COMMANDS = frozenset({"probe", "plan", "chat", "bench", "report"})
-_SHARED_ACTIONS = {"settings": frozenset({None, "show", "path"}), "models": frozenset({"list"})}
+# (SQLite files may be read by several processes; chromadb's folder may not, so every ``kb`` command owns it.)
+_SHARED_ACTIONS = {"settings": frozenset({None, "show", "path"}), "models": frozenset({"list"}),
+                   "conversations": frozenset({"list", "export"})}
 
 
 def needs_home(args: argparse.Namespace) -> bool:

@@ -69,7 +69,7 @@ def fake_window_channel(paths: AppPaths) -> Iterator[list[bytes]]:
 
 
 @pytest.mark.parametrize("command", [("kb", "list"), ("models", "remove", "x"), ("settings", "set", "kb.top_k", "7"),
-                                     ("serve", "--model", "x.gguf")])
+                                     ("serve", "--model", "x.gguf"), ("conversations", "import", "x.json")])
 def test_commands_that_need_the_data_are_refused_while_the_window_owns_it(tmp_path: Path,
                                                                          command: tuple[str, ...]) -> None:
     with held_home(tmp_path, WINDOW_ROLE) as pid:
@@ -82,6 +82,8 @@ def test_read_only_commands_run_beside_the_owner_and_a_command_owner_is_named(tm
     with held_home(tmp_path, "kb") as pid:
         assert unidesk(tmp_path, "settings", "show").returncode == 0
         assert unidesk(tmp_path, "models", "list", "--json").returncode == 0
+        assert unidesk(tmp_path, "conversations", "list").returncode == 0
+        assert unidesk(tmp_path, "report", "--no-measure").returncode == 0
         refused = unidesk(tmp_path, "kb", "list")
     assert_one_line_error(refused, "`unidesk kb`", f"process {pid}")
     assert unidesk(tmp_path, "kb", "list").returncode == 0  # free again once the owner is gone
