@@ -8,13 +8,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from app.core.chat.records import KnowledgeScope, Passage
 from app.core.chat.prompt import (
     AssembledPrompt,
     PromptMessage,
     answer_reserve,
     assemble_prompt,
 )
+from app.core.chat.records import KnowledgeScope, Passage
 from app.core.config import Settings
 from app.core.engines.base import NoModelLoadedError
 from app.core.engines.manager import EngineManager

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from app.core.chat.errors import ImportFormatError
+from app.core.chat.export import export_json, export_markdown, import_json
 from app.core.chat.records import Citation, KnowledgeScope
 from app.core.chat.store import ConversationStore
-from app.core.chat.export import export_json, export_markdown, import_json
 
 
 def build_conversation(store: ConversationStore) -> str:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from app.core.chat.errors import QuestionTooLongError
-from app.core.chat.records import Message, Passage
 from app.core.chat.prompt import (
     PromptMessage,
     answer_reserve,
@@ -14,6 +13,7 @@ from app.core.chat.prompt import (
     plain_render,
     sources_block,
 )
+from app.core.chat.records import Message, Passage
 
 
 def words(text: str) -> int:

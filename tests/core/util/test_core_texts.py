@@ -13,8 +13,8 @@ import pytest
 
 import tests.core.hardware.hardware_machines as machines
 from app.core.chat.errors import QuestionTooLongError
-from app.core.chat.records import Citation, source_label
 from app.core.chat.prompt import assemble_prompt
+from app.core.chat.records import Citation, source_label
 from app.core.config import Settings, SettingValueError, describe_allowed, spec_for, validate_value
 from app.core.engines.base import ModelLoadError
 from app.core.engines.selection import select_backend
