@@ -189,11 +189,14 @@ class Indexer:
                    if document not in work_ids]  # read before, not embedded yet (an interrupted run)
         progress.planned(len(plan.work) + len(waiting) + len(plan.interrupted), plan.bytes_total, plan.skipped,
                          len(plan.removed))
-        progress.update(phase="indexing")
+        switching = target.state != ACTIVE  # a new model's space is filled: every document is embedded again
+        progress.update(phase="indexing")  # rates count from here
+        if switching and not plan.work:
+            progress.update(phase="re-embedding")
         step_aside = self._step_aside(progress)
         preparer = Preparer(read, self._chunk or _default_chunk(), embedder.count_tokens, chunk_tokens, overlap,
                             self._options.limits.max_file_bytes)
-        reading = ReadingStage(self._database_path, preparer, progress)
+        reading = ReadingStage(self._database_path, preparer, progress, step_aside)
         # Whole batches in one call unless an answer may be waiting (the window): twice the speed on a CPU.
         step_chunks = STEP_CHUNKS if self._foreground_busy is not None else max(1, self._options.batch_chunks)
         embedding = EmbeddingStage(connection, self._vector_store, target.collection, embedder, progress,
@@ -201,7 +204,7 @@ class Indexer:
                                    step_chunks)
         run_pipeline(plan.work, reading, embedding, cancel)
         switched = False
-        if not cancel.is_set() and target.state != ACTIVE:
+        if not cancel.is_set() and switching:
             switched = reembed_into(connection, self._vector_store, embedder, target, progress, cancel,
                                     self._options.batch_chunks, step_aside)
         progress.update(phase="cleaning", current_file=None)

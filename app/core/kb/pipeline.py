@@ -1,8 +1,9 @@
 """The indexing pipeline in two stages: findable by keywords at once, by meaning once embedded.
 
 *Reading* (:class:`ReadingStage`, a helper thread with its own SQLite connection) takes the files
-smallest first: it records the attempt, reads the file (in the reader process), cuts it into chunks
-and commits chunks, keyword rows and status ``indexed`` in ONE transaction; from then on keyword
+smallest first, stepping aside between files while an answer is written (as embedding does between
+batches): it records the attempt, reads the file (in the reader process), cuts it into chunks and commits
+chunks, keyword rows and status ``indexed`` in ONE transaction; from then on keyword
 search finds the document. *Embedding* (:class:`EmbeddingStage`, on the indexing thread) meanwhile
 embeds the chunks of indexed documents that are not yet members of the target vector space,
 smallest documents first, a pool of chunks at a time; a document becomes a member (searchable by
@@ -55,8 +56,10 @@ class ReadingStage:
 
     def __init__(
         self, database_path: Path, prepare: Callable[[WorkItem, Stopped], Outcome], progress: ProgressTracker,
+        step_aside: StepAside | None = None,
     ) -> None:
         self._database_path = database_path
+        self._step_aside = step_aside
         self._prepare = prepare
         self._progress = progress
         self.committed = threading.Event()
@@ -81,6 +84,8 @@ class ReadingStage:
             connection = open_database(self._database_path)
             try:
                 for item in work:
+                    if self._step_aside is not None:  # reading takes the cores an answer needs, too
+                        self._step_aside.wait(cancel)
                     if cancel.is_set() or self.halt.is_set() or not self._read(connection, item, cancel):
                         break
             finally:
