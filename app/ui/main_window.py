@@ -145,7 +145,7 @@ class MainWindow(QMainWindow):
         self.after_first_paint(self.guardian.start)
         self.library = library or ModelLibrary.open(context.paths, services.live_settings.get())
         self.model_manager = ModelManagerDialog(self.library, services.machine.current, services.live_settings.get,
-                                                self.load_model, self)
+                                                self.load_model, self, loaded_model=self._loaded_model_path)
         self.welcome.load_requested.connect(self.open_models)
         self.welcome.settings_requested.connect(self.open_settings)
 
@@ -401,6 +401,11 @@ class MainWindow(QMainWindow):
         self.load_folder_action.setEnabled(True)
         self.welcome.load_button.setEnabled(True)
         self.unload_action.setEnabled(loaded)
+
+    def _loaded_model_path(self) -> Path | None:
+        """The file or folder of the model in use (the model manager marks it)."""
+        loaded = self.services.engine_manager.status().loaded
+        return loaded.config.model_path if loaded is not None else None
 
     def _remember_model(self, path: Path) -> None:
         """Make a model loaded from the menu the one loaded next time (saved like any setting)."""

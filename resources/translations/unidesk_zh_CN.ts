@@ -1831,6 +1831,10 @@
         <translation>下载的模型会从磁盘上删除；你自己的文件只会从此列表中移除</translation>
     </message>
     <message>
+        <source>{0} (loaded)</source>
+        <translation>{0}（已加载）</translation>
+    </message>
+    <message>
         <source>Downloaded</source>
         <translation>已下载</translation>
     </message>

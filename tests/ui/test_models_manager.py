@@ -172,3 +172,21 @@ def test_a_mixture_of_experts_says_its_active_parameters_in_chinese(
     assert switcher.apply("zh_CN") == "zh_CN"
     qtbot.waitUntil(lambda: "active" not in row.text(0), timeout=WAIT_MS)
     assert "3.3B" in row.text(0) and "激活" in row.text(0)
+
+
+def test_the_installed_list_marks_the_loaded_model(qtbot: Any, tmp_path: Path, tiny_gguf: Path) -> None:
+    from app.ui.models.model_manager_dialog import ModelManagerDialog
+
+    used = UsedModels()
+    library = make_library(tmp_path)
+    dialog = ModelManagerDialog(library, lambda: SMALL_MACHINE, Settings.defaults, used,
+                                loaded_model=lambda: tiny_gguf)
+    qtbot.addWidget(dialog)
+    dialog.open_manager()
+    qtbot.waitExposed(dialog)
+    dialog.show_local()
+    dialog.ask_model_file = lambda: tiny_gguf
+    dialog.local_page.add_file_button.click()
+    qtbot.waitUntil(lambda: len(dialog.local_page.models()) == 1, timeout=WAIT_MS)
+    row = dialog.local_page.list.topLevelItem(0)
+    assert row.text(0).endswith("(loaded)") and row.font(0).bold()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtWidgets import (
@@ -94,8 +95,8 @@ class LocalModelsPage(QWidget):
             self.retranslate_ui()
         super().changeEvent(event)
 
-    def show_models(self, models: Sequence[LocalModel]) -> None:
-        """Show ``models``, keeping the selection."""
+    def show_models(self, models: Sequence[LocalModel], loaded: Path | None = None) -> None:
+        """Show ``models``, keeping the selection; the one at ``loaded`` (the model in use) is marked."""
         selected = self.selected_model()
         self._models = {model.id: model for model in models}
         self.list.clear()
@@ -103,6 +104,11 @@ class LocalModelsPage(QWidget):
             item = QTreeWidgetItem(self.list)
             item.setData(NAME, ID_ROLE, model.id)
             item.setText(NAME, model.name)
+            if loaded is not None and Path(model.path).resolve() == loaded.resolve():
+                item.setText(NAME, self.tr("{0} (loaded)").format(model.name))
+                font = item.font(NAME)
+                font.setBold(True)
+                item.setFont(NAME, font)
             item.setText(FORMAT, format_name(model.format))
             item.setText(SIZE, human_size(model.size_bytes))
             where = self.tr("Downloaded") if model.managed else self.tr("Your file")

@@ -57,6 +57,8 @@ class ModelManagerDialog(QDialog):
         settings: Callable[[], Settings],
         use_model: UseModel,
         parent: QWidget | None = None,
+        *,
+        loaded_model: Callable[[], Path | None] = lambda: None,
     ) -> None:
         super().__init__(parent)
         self.setObjectName("modelManager")
@@ -65,6 +67,7 @@ class ModelManagerDialog(QDialog):
         self._hardware = hardware
         self._settings = settings
         self._use_model = use_model
+        self._loaded_model = loaded_model
         self.ask_model_file: Callable[[], Path | None] = self._ask_model_file_dialog
         self.ask_model_folder: Callable[[], Path | None] = self._ask_model_folder_dialog
         self.confirm_delete: Callable[[LocalModel], bool] = self._confirm_delete_dialog
@@ -212,7 +215,7 @@ class ModelManagerDialog(QDialog):
         self._bridge.run_latest(LOCAL_LANE, self.library.local.models, self._show_local, self._show_error)
 
     def _show_local(self, models: tuple[LocalModel, ...]) -> None:
-        self.local_page.show_models(models)
+        self.local_page.show_models(models, self._loaded_model())
         if self._select_after_refresh is not None:
             self.local_page.select(self._select_after_refresh)
             self._select_after_refresh = None
