@@ -32,7 +32,8 @@ SECONDS = env_int("UNIDESK_LOAD_SECONDS", 30)
 FILES = env_int("UNIDESK_LOAD_FILES", 150)
 CHATS = 8
 JOIN_GRACE_S = 300.0  # after the run: time for the last requests to end (a deadlock never does)
-RSS_GROWTH_LIMIT = 300 * 1024**2
+PEAK_GROWTH_LIMIT = 768 * 1024**2  # warming up: KV caches, the vector index, torch's pools, buffers
+CLIMB_LIMIT = 128 * 1024**2  # once warm: the last quarter of the run may not climb past the first
 MIB = 1024**2
 
 
@@ -166,8 +167,8 @@ def test_chats_ingestion_and_api_clients_together_stay_bounded_and_all_finish(
               f"recorded, {len(abandoned)} lost their client and ended {dict(endings)}; RSS baseline "
               f"{baseline / MIB:.0f} MiB, peak {peak / MIB:.0f} MiB, first "
               f"quarter max {early / MIB:.0f} MiB, last quarter max {late / MIB:.0f} MiB ({len(rss)} samples)")
-        assert peak - baseline < RSS_GROWTH_LIMIT
-        assert late <= early + RSS_GROWTH_LIMIT // 3  # no steady climb over the run
+        assert peak - baseline < PEAK_GROWTH_LIMIT
+        assert late <= early + CLIMB_LIMIT  # no steady climb over the run
     finally:
         store.close()
         manager.unload()
