@@ -32,7 +32,7 @@ SECONDS = env_int("UNIDESK_LOAD_SECONDS", 30)
 FILES = env_int("UNIDESK_LOAD_FILES", 150)
 CHATS = 8
 JOIN_GRACE_S = 300.0  # after the run: time for the last requests to end (a deadlock never does)
-PEAK_GROWTH_LIMIT = 768 * 1024**2  # warming up: KV caches, the vector index, torch's pools, buffers
+PEAK_GROWTH_LIMIT = 1024**3  # warming up: KV caches, the vector index, torch's pools, buffers
 CLIMB_LIMIT = 128 * 1024**2  # once warm: the last quarter of the run may not climb past the first
 MIB = 1024**2
 
