@@ -16,7 +16,11 @@ def reference_greedy_pieces(
     """
     import llama_cpp.llama_cpp as llama
 
-    model = llama.llama_model_load_from_file(str(model_path).encode(), llama.llama_model_default_params())
+    from app.core.engines.backends.llamacpp_native import cpu_repacking_crashes
+
+    model_params = llama.llama_model_default_params()
+    model_params.use_extra_bufts = not cpu_repacking_crashes(llama)  # as the engine loads (AMX CPUs crash)
+    model = llama.llama_model_load_from_file(str(model_path).encode(), model_params)
     assert model, f"reference loop could not load {model_path}"
     params = llama.llama_context_default_params()
     params.n_ctx = n_ctx
