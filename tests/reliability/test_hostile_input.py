@@ -189,3 +189,20 @@ def test_the_server_still_answers_after_the_fuzzing(server: ApiServer) -> None:
             answer += piece
     assert answer.startswith(b"HTTP/1.1 200")
     assert json.loads(answer.split(b"\r\n\r\n", 1)[1]) == {"object": "list", "data": []}
+
+
+@FUZZ
+@given(data=st.binary(min_size=1, max_size=1500))
+def test_a_garbled_settings_file_loads_defaults_and_keeps_the_original(tmp_path_factory: pytest.TempPathFactory,
+                                                                      data: bytes) -> None:
+    from app.core.config import SettingsStore
+    from app.core.config.paths import AppPaths
+
+    paths = AppPaths.under_home(tmp_path_factory.mktemp("home")).ensure()
+    paths.settings_file.write_bytes(data)
+    result = SettingsStore(paths).load()
+    for spec in SETTINGS:
+        validate_value(spec, result.settings[spec.key])
+    if result.problems and not result.newer_file:  # what the user wrote is never lost: a copy is kept
+        assert result.backup_path is not None and result.backup_path.read_bytes() == data
+    assert paths.settings_file.read_bytes() == data  # loading never rewrites the file
