@@ -124,6 +124,14 @@ def check_translations_and_icons() -> str:
     return "Chinese translation and SVG icons load"
 
 
+def check_data_files() -> str:
+    from app.core.hardware.machine_profiles import machine_profiles
+    from app.core.models.catalog import load_catalog
+
+    catalog = load_catalog()
+    return f"model catalog ({len(catalog.models)} models) and {len(machine_profiles())} machine profiles load"
+
+
 def _run(name: str, check: Callable[[], str], *, required: bool = True) -> CheckResult:
     try:
         return CheckResult(name, True, check(), required)
@@ -141,6 +149,7 @@ def run_checks(paths: AppPaths) -> list[CheckResult]:
         _run("data folder writable", lambda: check_data_folder(paths)),
         _run("Qt platform plugin", check_qt_platform),
         _run("translations and icons", check_translations_and_icons),
+        _run("data files", check_data_files),
         _run("CJK font", check_cjk_font),
         _run("llama.cpp library", check_llama_cpp),
         _run("embedding model", check_embedding_model),

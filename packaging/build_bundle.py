@@ -83,8 +83,8 @@ def pyinstaller_arguments(dist: Path, work: Path, *, with_vllm: bool) -> list[st
         "--noconfirm", "--clean", "--onedir", "--name", NAME,
         "--distpath", str(dist), "--workpath", str(work), "--specpath", str(work),
         "--add-data", f"{REPO_ROOT / 'resources'}{separator}resources",
-        "--add-data", f"{REPO_ROOT / 'app' / 'core' / 'models' / 'data'}{separator}app/core/models/data",
         "--collect-submodules", "app",
+        "--collect-data", "app",  # every data file beside the code (the model catalog, machine profiles, ...)
         "--paths", str(REPO_ROOT),
     ]
     if platform.system() == "Darwin":  # a .app; PyInstaller turns a PNG/ICNS icon into the bundle's icon

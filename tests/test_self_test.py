@@ -29,7 +29,8 @@ def test_self_test_passes_on_this_installation_and_names_each_part(tmp_path: Pat
         cwd=REPO_ROOT, capture_output=True, text=True, timeout=300, env=environment,
     )
     assert result.returncode == 0, result.stdout + result.stderr
-    for part in ("Qt platform plugin", "llama.cpp library", "embedding model", "CJK font", "data folder writable"):
+    for part in ("Qt platform plugin", "llama.cpp library", "embedding model", "CJK font", "data folder writable",
+                 "data files"):
         assert f"[ok  ] {part}" in result.stdout
     assert "self-test passed" in result.stdout
     assert not any(tmp_path.joinpath("data").glob(".self-test-*"))  # the probe file is gone
