@@ -45,7 +45,13 @@ from tests.ui.models_support import make_library
 # in their own language (the language menu offers "English").
 KEPT_WORDS = {"UniDesk", "GGUF", "Hugging", "Face", "Hub", "vLLM", "llama", "cpp", "GiB", "MiB", "KiB", "GB", "MB",
               "kB", "PDF", "Word", "Markdown", "KV", "HF_TOKEN", "GPU", "CPU", "Q4_K_M", "English", "Ctrl", "Shift",
-              "Enter", "Esc", "Top", "OpenAI", "API", "URL", "http", "https", "chromadb", "ms", "tok", "JSON"}
+              "Enter", "Esc", "Top", "OpenAI", "API", "URL", "http", "https", "chromadb", "ms", "tok", "JSON",
+              "ModelScope", "HF_ENDPOINT", "NVIDIA", "OCR", "PNG", "JPEG",
+              # the built-in machines' product names (their descriptions are translated)
+              "DGX", "Spark", "Jetson", "AGX", "Thor", "Orin", "Grace", "Hopper", "GeForce", "RTX", "Apple", "MacBook",
+              "Pro", "Max", "LPDDR", "HBM", "DDR"}
+MODEL_NAMES = ("intfloat/multilingual-e5-small", "multilingual-e5-small", "all-MiniLM-L6-v2", "bge-reranker-v2-m3", "bge-m3", "Qwen3-Embedding-0.6B")
+"""Models named in the texts (the embedding and reranking models): names, as file names are."""
 ENGLISH_WORD = re.compile(r"[A-Za-z][A-Za-z_]+")
 
 
@@ -135,7 +141,7 @@ def english_left(texts: list[str], data: list[str]) -> list[str]:
     """The English words in ``texts`` once names of files, models and formats (``data``) are taken out."""
     left = []
     for text in texts:
-        for name in sorted(data, key=len, reverse=True):
+        for name in sorted([*data, *MODEL_NAMES], key=len, reverse=True):
             text = text.replace(name, " ")
         left += [word for word in ENGLISH_WORD.findall(text) if word not in KEPT_WORDS]
     return left

@@ -110,7 +110,7 @@ def test_the_memory_verdict_speaks_chinese(qtbot: Any, switcher: LanguageSwitche
 
     fitting, short = (view.detail.text() for view, _ in views)
     assert fitting.startswith("512 词元 × 2 个对话可以装下") and "空闲" in fitting
-    assert short.startswith("即使是 ") and "本机装不下这个模型" in short
+    assert short.startswith("即使是") and "本机装不下这个模型" in short
     for view, plan in views:
         assert english_words_left([view.headline.text(), view.detail.text()], data_in(plan.explanation)) == []
 
@@ -150,7 +150,7 @@ def test_a_citation_chip_names_the_page_in_chinese(qtbot: Any, switcher: Languag
     switch(qtbot, switcher, "zh_CN", lambda: chip.open_action.text() == "打开文件")
 
     assert chip.text() == "[2] report.pdf，第 3 页，Intro"
-    assert chip.toolTip().startswith("[2] report.pdf，第 3 页，Intro\n")
+    assert "[2] report.pdf，第 3 页，Intro" in chip.toolTip() and "(第 3 页)" in chip.toolTip()
 
     switch(qtbot, switcher, "en", lambda: chip.open_action.text() == "Open the file")
     assert chip.text() == "[2] report.pdf, p. 3, Intro"

@@ -190,3 +190,10 @@ def test_the_installed_list_marks_the_loaded_model(qtbot: Any, tmp_path: Path, t
     qtbot.waitUntil(lambda: len(dialog.local_page.models()) == 1, timeout=WAIT_MS)
     row = dialog.local_page.list.topLevelItem(0)
     assert row.text(0).endswith("(loaded)") and row.font(0).bold()
+
+
+def test_every_built_in_machine_has_a_translatable_title() -> None:
+    from app.core.hardware.machine_profiles import machine_profiles
+    from app.ui.models.model_texts import MACHINE_TITLES
+
+    assert {profile.title for profile in machine_profiles()} <= set(MACHINE_TITLES)

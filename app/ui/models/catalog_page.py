@@ -16,7 +16,7 @@ from app.core.models.fit import DEFAULT_FIT_CONTEXT, VariantFit
 from app.core.planner.request import PlanRequest
 from app.ui.models.catalog_tree import CatalogTree, VariantKey
 from app.ui.models.download_box import DownloadBox
-from app.ui.models.model_texts import fit_reason, format_name, languages_text, machine_text
+from app.ui.models.model_texts import fit_reason, format_name, languages_text, machine_text, machine_title
 from app.ui.settings.special_values import label_for, special_labels
 
 CONTEXT_SPEC = spec_for("engine.context_length")  # the boxes take the values these settings allow
@@ -109,6 +109,8 @@ class CatalogPage(QWidget):
         self.hide_misfits.setText(self.tr("Hide models that do not fit"))
         self.fit_on_label.setText(self.tr("on"))
         self.machine_combo.setItemText(0, self.tr("this computer"))
+        for index, profile in enumerate(machine_profiles(), start=1):
+            self.machine_combo.setItemText(index, machine_title(profile.title))
         self.machine_combo.setAccessibleName(self.tr("Machine to judge the models for"))
         if self.report is not None:
             self.set_machine(self.report)
@@ -145,7 +147,7 @@ class CatalogPage(QWidget):
         self.report = report
         profile_id = self.machine_combo.currentData()
         profile = find_profile(profile_id) if profile_id else None
-        self.machine_label.setText(machine_text(report, profile.title if profile is not None else None))
+        self.machine_label.setText(machine_text(report, machine_title(profile.title) if profile is not None else None))
 
     def show_fits(self, report: HardwareReport, fits: tuple[VariantFit, ...]) -> None:
         """Badges computed for ``report``; the details of the chosen variant follow."""

@@ -11,6 +11,7 @@ from app.core.hardware.report import HardwareReport
 from app.core.models.fit import VariantFit
 from app.core.models.progress import DownloadProgress
 from app.core.models.units import human_size
+from app.core.util.translatable import QT_TRANSLATE_NOOP
 from app.ui.i18n import duration_text, render, translate
 from app.ui.theme import status_colors
 
@@ -148,3 +149,20 @@ def machine_text(report: HardwareReport, name: str | None = None) -> str:
     if name is not None:
         return translate("ModelTexts", "{0}: {1}, {2}; runs models with {3}.").format(name, memory, gpu, engine)
     return translate("ModelTexts", "This machine: {0}, {1}; runs models with {2}.").format(memory, gpu, engine)
+
+
+MACHINE_TITLES = (
+    QT_TRANSLATE_NOOP("MachineProfiles", "NVIDIA DGX Spark (GB10, 128 GB unified)"),
+    QT_TRANSLATE_NOOP("MachineProfiles", "NVIDIA Jetson AGX Thor Developer Kit (T5000, 128 GB unified)"),
+    QT_TRANSLATE_NOOP("MachineProfiles", "NVIDIA Jetson AGX Orin 64GB"),
+    QT_TRANSLATE_NOOP("MachineProfiles", "NVIDIA GH200 Grace Hopper Superchip (480 GB LPDDR5X + 96 GB HBM3)"),
+    QT_TRANSLATE_NOOP("MachineProfiles", "Desktop with NVIDIA GeForce RTX 4090 (24 GB) and 64 GB RAM"),
+    QT_TRANSLATE_NOOP("MachineProfiles", "Apple MacBook Pro, M3 Max (16-core CPU, 40-core GPU, 128 GB unified)"),
+    QT_TRANSLATE_NOOP("MachineProfiles", "CPU-only laptop (8 cores, 16 GB DDR5-5600 dual channel)"),
+)
+"""The built-in machines' titles (app/core/hardware/data/machine_profiles.json), here so lupdate finds them."""
+
+
+def machine_title(title: str) -> str:
+    """A built-in machine's title in the current language (its English title if it has no translation)."""
+    return translate("MachineProfiles", title) if title in MACHINE_TITLES else title
