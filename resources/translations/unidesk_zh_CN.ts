@@ -2002,6 +2002,37 @@
     </message>
 </context>
 <context>
+    <name>MachineProfiles</name>
+    <message>
+        <source>NVIDIA DGX Spark (GB10, 128 GB unified)</source>
+        <translation>NVIDIA DGX Spark（GB10，128 GB 统一内存）</translation>
+    </message>
+    <message>
+        <source>NVIDIA Jetson AGX Thor Developer Kit (T5000, 128 GB unified)</source>
+        <translation>NVIDIA Jetson AGX Thor 开发者套件（T5000，128 GB 统一内存）</translation>
+    </message>
+    <message>
+        <source>NVIDIA Jetson AGX Orin 64GB</source>
+        <translation>NVIDIA Jetson AGX Orin 64GB</translation>
+    </message>
+    <message>
+        <source>NVIDIA GH200 Grace Hopper Superchip (480 GB LPDDR5X + 96 GB HBM3)</source>
+        <translation>NVIDIA GH200 Grace Hopper 超级芯片（480 GB LPDDR5X + 96 GB HBM3）</translation>
+    </message>
+    <message>
+        <source>Desktop with NVIDIA GeForce RTX 4090 (24 GB) and 64 GB RAM</source>
+        <translation>配 NVIDIA GeForce RTX 4090（24 GB）和 64 GB 内存的台式机</translation>
+    </message>
+    <message>
+        <source>Apple MacBook Pro, M3 Max (16-core CPU, 40-core GPU, 128 GB unified)</source>
+        <translation>Apple MacBook Pro，M3 Max（16 核 CPU，40 核 GPU，128 GB 统一内存）</translation>
+    </message>
+    <message>
+        <source>CPU-only laptop (8 cores, 16 GB DDR5-5600 dual channel)</source>
+        <translation>无独立显卡的笔记本（8 核，16 GB DDR5-5600 双通道）</translation>
+    </message>
+</context>
+<context>
     <name>MachineSummary</name>
     <message>
         <source>table</source>

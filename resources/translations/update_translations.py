@@ -1,7 +1,7 @@
 """Refresh the Chinese translation: declared setting texts -> app/ui/declared_texts.py, lupdate -> .ts, lrelease -> .qm.
 
 lupdate reads app/ui (``self.tr``, ``translate``, ``QT_TRANSLATE_NOOP``) and app/core, whose texts for the
-window are marked with ``app.core.util.text.QT_TRANSLATE_NOOP("Context", "source")`` (see that module).
+window are marked with ``app.core.util.translatable.QT_TRANSLATE_NOOP("Context", "source")`` (see that module).
 
 Run from the repository root with the project's virtualenv:
 

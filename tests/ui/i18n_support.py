@@ -48,9 +48,10 @@ KEPT_WORDS = {"UniDesk", "GGUF", "Hugging", "Face", "Hub", "vLLM", "llama", "cpp
               "Enter", "Esc", "Top", "OpenAI", "API", "URL", "http", "https", "chromadb", "ms", "tok", "JSON",
               "ModelScope", "HF_ENDPOINT", "NVIDIA", "OCR", "PNG", "JPEG",
               # the built-in machines' product names (their descriptions are translated)
-              "DGX", "Spark", "Jetson", "AGX", "Thor", "Orin", "Grace", "Hopper", "GeForce", "RTX", "Apple", "MacBook",
-              "Pro", "Max", "LPDDR", "HBM", "DDR"}
-MODEL_NAMES = ("intfloat/multilingual-e5-small", "multilingual-e5-small", "all-MiniLM-L6-v2", "bge-reranker-v2-m3", "bge-m3", "Qwen3-Embedding-0.6B")
+              "DGX", "Spark", "Jetson", "AGX", "Thor", "Orin", "GH", "Grace", "Hopper", "GeForce", "RTX", "Apple",
+              "MacBook", "Pro", "Max", "LPDDR", "HBM", "DDR"}
+MODEL_NAMES = ("intfloat/multilingual-e5-small", "multilingual-e5-small", "all-MiniLM-L6-v2", "bge-reranker-v2-m3",
+               "bge-m3", "Qwen3-Embedding-0.6B")
 """Models named in the texts (the embedding and reranking models): names, as file names are."""
 ENGLISH_WORD = re.compile(r"[A-Za-z][A-Za-z_]+")
 

@@ -11,7 +11,7 @@ from app.core.hardware.report import HardwareReport
 from app.core.models.fit import VariantFit
 from app.core.models.progress import DownloadProgress
 from app.core.models.units import human_size
-from app.core.util.translatable import QT_TRANSLATE_NOOP
+from app.core.util.translatable import QT_TRANSLATE_NOOP, Text
 from app.ui.i18n import duration_text, render, translate
 from app.ui.theme import status_colors
 
@@ -165,4 +165,4 @@ MACHINE_TITLES = (
 
 def machine_title(title: str) -> str:
     """A built-in machine's title in the current language (its English title if it has no translation)."""
-    return translate("MachineProfiles", title) if title in MACHINE_TITLES else title
+    return render(Text("MachineProfiles", title)) if title in MACHINE_TITLES else title
