@@ -62,12 +62,13 @@ def test_an_unreachable_hub_is_said_and_the_mirror_used(mirror: FakeHub, tmp_pat
     content = _payload(120_000)
     mirror.add_file(REPO, FILE, content)
     dead = _dead_endpoint()
+    mirror.throttle(16 * 1024, 0.0)  # a body in chunks, so it can be held part way
     release = mirror.hold_at(60_000)
     job = DownloadJob(DownloadSpec(REPO, tmp_path, files=(FILE,)), [_client(dead), _client(mirror.url)],
                       options=NO_RETRIES).start()
     try:
         deadline = time.monotonic() + TIMEOUT_S
-        while job.progress().bytes_done < 60_000 and time.monotonic() < deadline and not job.done:
+        while job.progress().bytes_done == 0 and time.monotonic() < deadline and not job.done:
             time.sleep(0.01)
         said = job.progress().message  # while the mirror's body is held
     finally:
