@@ -7,6 +7,7 @@ import random
 import shutil
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -49,6 +50,10 @@ def test_a_second_download_of_the_same_file_is_refused_while_the_first_runs(hub:
     release = hub.hold_at(100_000)
     first = job(hub, tmp_path).start()
     try:
+        deadline = time.monotonic() + TIMEOUT_S  # the first holds the file's lock once its bytes flow
+        while first.progress().bytes_done == 0 and not first.done and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert first.progress().bytes_done > 0 and not first.done
         second = job(hub, tmp_path).start()
         with pytest.raises(DownloadError, match="already being downloaded"):
             second.wait(TIMEOUT_S)
