@@ -55,6 +55,13 @@ def test_citation_chips_open_the_source_at_its_page_or_show_the_passage(
         return True
 
     view.open_url = open_url
+    confirmed: list[QUrl] = []  # the user agrees to open a web link once its address is shown
+
+    def confirm_link(url: QUrl) -> bool:
+        confirmed.append(url)
+        return True
+
+    view.confirm_link = confirm_link
     conversation = store.create_conversation()
     question = store.add_message(conversation.id, "user", "How long is the cable?", None)
     citations = (
@@ -102,7 +109,7 @@ def test_citation_chips_open_the_source_at_its_page_or_show_the_passage(
     assert QGuiApplication.clipboard().text().startswith("def cable_length_km(segments):")
 
     widget.body.parts[-1].anchorClicked.emit(QUrl("https://example.org/cable"))
-    assert opened[-1] == QUrl("https://example.org/cable")
+    assert confirmed[-1] == QUrl("https://example.org/cable") and opened[-1] == QUrl("https://example.org/cable")
     assert "42 km" in widget.body.plain_text() and "**" not in widget.body.plain_text()
 
     app = QApplication.instance()
