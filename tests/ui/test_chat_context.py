@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import QFileDialog, QWidget
+from PySide6.QtWidgets import QWidget
 
 from app.main import build_context
 from app.ui.chat.context_preview import PREVIEW_DELAY_MS, PREVIEW_MAX_WAIT_S
@@ -44,12 +44,16 @@ def test_without_a_model_the_input_says_so_and_load_model_loads_one(
 
     chosen: list[str] = []
 
-    def choose(*_args: object, **_kwargs: object) -> tuple[str, str]:
+    def choose() -> Path:
         chosen.append("asked")
-        return str(tiny_gguf), ""
+        return tiny_gguf
 
-    monkeypatch.setattr(QFileDialog, "getOpenFileName", choose)
+    # "Load model…" opens the model manager; there the user adds the file they have and it loads.
+    manager = window.model_manager
+    manager.ask_model_file = choose
     qtbot.mouseClick(view.notice.action_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(manager.isVisible, timeout=LOAD_TIMEOUT_MS)
+    manager.add_model_file(use_after=True)
     assert chosen == ["asked"]
     qtbot.waitUntil(lambda: window.model_status.state == "ready", timeout=LOAD_TIMEOUT_MS)
     assert view.model_state == "ready" and not view.notice.isVisible()
