@@ -60,6 +60,23 @@ def tiny_e5(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return write_tiny_sentence_transformer(tmp_path_factory.mktemp("models") / "intfloat--multilingual-e5-small")
 
 
+def _panel_over(qtbot: Any, folder: Path, pool: EmbedderPool) -> tuple[KnowledgeAccess, KnowledgeBasePanel]:
+    """A shown panel over the knowledge base in ``folder`` (opened, or created, when the panel asks)."""
+    access = KnowledgeAccess(lambda: KnowledgeBase(folder, Settings({}), pool),
+                             exists=lambda: (folder / DATABASE_FILE_NAME).is_file(), owns_knowledge_base=True)
+    panel = KnowledgeBasePanel(access)
+    qtbot.addWidget(panel)
+    panel.show()
+    return access, panel
+
+
+def _serve_e5(hub: Any, model: Path, panel: KnowledgeBasePanel) -> None:
+    """Serve ``model`` as intfloat/multilingual-e5-small on ``hub`` and point the panel's downloads there."""
+    for path, content in model_files(model).items():
+        hub.add_file(E5, path, content, lfs=path.endswith(".safetensors"))
+    panel.hub = lambda: HubClient(endpoint=hub.url, timeout_s=10)
+
+
 def test_download_button_fetches_the_chosen_model_then_the_knowledge_base_switches(
     qtbot: Any, tmp_path: Path, tiny_e5: Path
 ) -> None:
@@ -72,15 +89,9 @@ def test_download_button_fetches_the_chosen_model_then_the_knowledge_base_switch
     folder = tmp_path / "kb"
     with KnowledgeBase(folder, Settings({}), pool) as knowledge_base:
         knowledge_base.indexer().run([docs], ProgressTracker(), threading.Event())
-    access = KnowledgeAccess(lambda: KnowledgeBase(folder, Settings({}), pool),
-                             exists=lambda: (folder / DATABASE_FILE_NAME).is_file(), owns_knowledge_base=True)
-    panel = KnowledgeBasePanel(access)
-    qtbot.addWidget(panel)
-    panel.show()
+    access, panel = _panel_over(qtbot, folder, pool)
     with running_fake_hub() as hub:
-        for path, content in model_files(tiny_e5).items():
-            hub.add_file(E5, path, content, lfs=path.endswith(".safetensors"))
-        panel.hub = lambda: HubClient(endpoint=hub.url, timeout_s=10)
+        _serve_e5(hub, tiny_e5, panel)
         panel.start()
         try:
             qtbot.waitUntil(panel.embedding.download_button.isVisible, timeout=INDEXING_TIMEOUT_MS)
@@ -108,15 +119,9 @@ def test_the_first_run_download_creates_the_knowledge_base_and_fetches_its_model
     """No knowledge base yet (a first run): fetch_embedding_model opens one and downloads the chosen model."""
     pool = EmbedderPool(device="cpu", choice=EmbedderChoice(E5, Text("Test", "a test machine")))
     folder = tmp_path / "kb"
-    access = KnowledgeAccess(lambda: KnowledgeBase(folder, Settings({}), pool),
-                             exists=lambda: (folder / DATABASE_FILE_NAME).is_file(), owns_knowledge_base=True)
-    panel = KnowledgeBasePanel(access)
-    qtbot.addWidget(panel)
-    panel.show()
+    access, panel = _panel_over(qtbot, folder, pool)
     with running_fake_hub() as hub:
-        for path, content in model_files(tiny_e5).items():
-            hub.add_file(E5, path, content, lfs=path.endswith(".safetensors"))
-        panel.hub = lambda: HubClient(endpoint=hub.url, timeout_s=10)
+        _serve_e5(hub, tiny_e5, panel)
         panel.start()  # nothing to open yet
         assert not access.exists()
         panel.fetch_embedding_model()
