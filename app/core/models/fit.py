@@ -12,10 +12,15 @@ from app.core.models.catalog_metadata import variant_metadata
 from app.core.planner.from_settings import plan_request_from_settings
 from app.core.planner.plan import MemoryPlan, plan_memory
 from app.core.planner.request import BackendChoice, PlanRequest, backend_kv_dtypes
+from app.core.planner.roofline import decode_bytes_per_token
 
 GIB = 1024**3
 TIGHT_HEADROOM = 0.15  # "tight": it fits, but with less than this share of the budget to spare
 DEFAULT_FIT_CONTEXT = 8192  # tokens per chat judged when the context setting is automatic
+SLOW_DECODE_TOK_S = 5.0
+"""Decode ceiling below which a model is marked slow. People read about 250 words a minute, some 5-6 tokens
+a second; the ceiling is an upper bound (real decoding reaches roughly half to four fifths of it), so
+below 5 tokens/s answers certainly come slower than they are read, word by word."""
 FitBadge = Literal["fits", "tight", "too_big", "unsupported"]
 
 
@@ -45,6 +50,10 @@ class VariantFit:
     vLLM on a discrete GPU, otherwise everything the backend may use); ``headroom`` is the
     share of that budget left free; ``longest_context`` is the longest context (tokens per
     chat, with the same number of chats) the planner finds that fits, None if none does.
+    ``capped`` is True when the request asked for more context than the model was trained for:
+    ``context_length`` is then the model's maximum. ``decode_bytes_per_token`` is what one chat
+    reads per token at an empty context (the roofline's numerator), ``decode_tok_s`` the plan's
+    ceiling for it on this machine's memory bandwidth (None when the bandwidth is unknown).
     """
 
     model_id: str
@@ -58,10 +67,18 @@ class VariantFit:
     headroom: float
     longest_context: int | None
     reason: str
+    capped: bool = False
+    decode_bytes_per_token: int = 0
+    decode_tok_s: float | None = None
+
+    @property
+    def slow(self) -> bool:
+        """True when even the decode ceiling is below SLOW_DECODE_TOK_S (answers come slower than people read)."""
+        return self.decode_tok_s is not None and self.decode_tok_s < SLOW_DECODE_TOK_S
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form."""
-        return asdict(self)
+        """JSON-ready form (with ``slow``)."""
+        return dict(asdict(self), slow=self.slow)
 
 
 def fit_variant(
@@ -74,12 +91,14 @@ def fit_variant(
     """
     backend = variant.backend
     metadata = variant_metadata(model, variant)
-    context = min(request.context_length or DEFAULT_FIT_CONTEXT, metadata.context_length)
+    asked = request.context_length or DEFAULT_FIT_CONTEXT
+    context = min(asked, metadata.context_length)
+    capped = request.context_length is not None and request.context_length > metadata.context_length
     if backend == "vllm" and hardware.recommended_backend.backend != "vllm":
         return VariantFit(
             model_id=model.id, variant_id=variant.id, badge="unsupported", backend=backend,
             context_length=context, parallel_chats=request.parallel_chats or 1, needed_bytes=0, budget_bytes=0,
-            headroom=0.0, longest_context=None,
+            headroom=0.0, longest_context=None, capped=capped,
             reason="Hugging Face (vLLM) models run only on Linux machines with unified memory and vLLM; "
             "use a GGUF variant here.",
         )
@@ -102,7 +121,10 @@ def fit_variant(
         budget_bytes=budget,
         headroom=round(headroom, 4),
         longest_context=longest.context_length if longest.fits else None,
-        reason=_reason(plan, needed, budget, context, plan.parallel_chats),
+        reason=_reason(plan, needed, budget, context, plan.parallel_chats, capped),
+        capped=capped,
+        decode_bytes_per_token=decode_bytes_per_token(metadata, plan.kv_cache_dtype, 0),
+        decode_tok_s=plan.decode_tok_s_roofline_empty,
     )
 
 
@@ -137,10 +159,11 @@ def _partly_on_cpu(plan: MemoryPlan) -> bool:
     return plan.memory_kind == "discrete" and layers is not None and 0 <= layers < plan.model.n_layers
 
 
-def _reason(plan: MemoryPlan, needed: int, budget: int, context: int, chats: int) -> str:
+def _reason(plan: MemoryPlan, needed: int, budget: int, context: int, chats: int, capped: bool) -> str:
     """One line: what the setting needs against what is available."""
     chats_text = "1 chat" if chats == 1 else f"{chats} parallel chats"
-    text = f"needs {needed / GIB:.1f} GiB of {budget / GIB:.1f} GiB available for {context} tokens x {chats_text}"
+    tokens = f"{context} tokens (the model's maximum)" if capped else f"{context} tokens"
+    text = f"needs {needed / GIB:.1f} GiB of {budget / GIB:.1f} GiB available for {tokens} x {chats_text}"
     llamacpp = plan.recommended.llamacpp
     if plan.fits and _partly_on_cpu(plan) and llamacpp is not None:
         text += (f"; only {llamacpp.n_gpu_layers} of {plan.model.n_layers} layers fit on the GPU, "

@@ -2,7 +2,8 @@
 
 Among the catalog variants that fit with room to spare (badge ``fits``, not gated), it takes the
 largest one that still decodes at a comfortable reading speed on this machine's memory bandwidth
-(decode reads every weight once per token, so tokens/s is at most bandwidth / weight bytes), and
+(the badge's roofline: decode reads the active weights once per token, so tokens/s is at most
+bandwidth / bytes read per token), and
 prefers models that speak both Chinese and English. When none is fast enough, the fastest one that
 fits is offered, and the reason says it will be slow.
 """
@@ -35,11 +36,14 @@ class Recommendation:
     reason: Text
 
 
-def decode_speed_bound(variant: CatalogVariant, hardware: HardwareReport) -> float | None:
-    """Tokens/s at most: bandwidth over the bytes read per token (the weights); ASSUMED_BANDWIDTH when unknown."""
-    if variant.approx_size_bytes <= 0:
+def decode_speed_bound(fit: VariantFit, hardware: HardwareReport) -> float | None:
+    """The badge's decode ceiling (the planner's roofline); with an unknown bandwidth, the same bytes per
+    token over ASSUMED_BANDWIDTH."""
+    if fit.decode_tok_s is not None:
+        return fit.decode_tok_s
+    if fit.decode_bytes_per_token <= 0:
         return None
-    return (hardware.bandwidth.bytes_per_second or ASSUMED_BANDWIDTH) / variant.approx_size_bytes
+    return (hardware.bandwidth.bytes_per_second or ASSUMED_BANDWIDTH) / fit.decode_bytes_per_token
 
 
 def _bilingual(model: CatalogModel) -> bool:
@@ -56,7 +60,7 @@ def recommend_chat_model(catalog: Catalog, fits: tuple[VariantFit, ...],
         model, variant = catalog.find(fit.model_id, fit.variant_id)
         if variant.gated:
             continue
-        candidates.append((model, variant, fit, decode_speed_bound(variant, hardware)))
+        candidates.append((model, variant, fit, decode_speed_bound(fit, hardware)))
     if not candidates:
         return None
     comfortable = [item for item in candidates if item[3] is None or item[3] >= COMFORTABLE_TOK_S]

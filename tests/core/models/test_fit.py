@@ -147,3 +147,47 @@ def test_automatic_chats_are_chosen_per_variant_and_reported() -> None:
     model, variant = load_catalog().find("qwen3-4b", "q4_k_m")
     assert fit_variant(model, variant, gb10(), request).parallel_chats == 4  # a GPU answers several at once
     assert fit_variant(model, variant, cpu_only(), request).parallel_chats == 1  # a 4-core laptop, one at a time
+
+
+def test_each_badge_carries_the_plans_decode_ceiling_and_marks_slow_models() -> None:
+    """Speed beside the fit: the roofline `plan --machine` shows (bandwidth / bytes read per token)."""
+    from app.core.models.fit import SLOW_DECODE_TOK_S
+
+    catalog = load_catalog()
+    laptop = cpu_only(ram_total_gib=32, ram_available_gib=28, bandwidth=20e9)  # dual-channel DDR4
+    bandwidth = laptop.bandwidth.bytes_per_second
+    big_model, big_variant = catalog.find("qwen2.5-14b-instruct", "q4_k_m")
+    small_model, small_variant = catalog.find("qwen2.5-0.5b-instruct", "q4_k_m")
+    big = fit_variant(big_model, big_variant, laptop, _request())
+    small = fit_variant(small_model, small_variant, laptop, _request())
+    plan = plan_memory(variant_metadata(big_model, big_variant), laptop,
+                       PlanRequest(backend="llamacpp", context_length=8192, reserve_bytes=RESERVE))
+    assert big.decode_tok_s == plan.decode_tok_s_roofline_empty  # the planner's figure, not a second formula
+    assert big.decode_tok_s == pytest.approx(bandwidth / big.decode_bytes_per_token)
+    assert big.decode_bytes_per_token >= big_variant.approx_size_bytes  # every weight is read per token
+    assert big.badge == "fits" and big.decode_tok_s < SLOW_DECODE_TOK_S and big.slow
+    assert small.decode_tok_s is not None and small.decode_tok_s > SLOW_DECODE_TOK_S and not small.slow
+    assert big.to_dict()["slow"] is True
+    moe_model, moe_variant = catalog.find("qwen3-30b-a3b", "q4_k_m")  # reads only its active experts
+    moe = fit_variant(moe_model, moe_variant, laptop, _request())
+    assert moe.decode_bytes_per_token < moe_variant.approx_size_bytes / 3
+    unknown = dataclasses.replace(laptop, bandwidth=dataclasses.replace(laptop.bandwidth, bytes_per_second=0.0))
+    not_known = fit_variant(big_model, big_variant, unknown, _request())
+    assert not_known.decode_tok_s is None and not not_known.slow  # unknown is not called slow
+
+
+def test_a_context_beyond_the_models_training_is_capped_and_says_so() -> None:
+    """At 131,072 tokens a 32K model is judged at 32K (capped), a 128K model at the full length."""
+    catalog = load_catalog()
+    machine = cpu_only(ram_total_gib=24, ram_available_gib=20)
+    short_model, short_variant = catalog.find("qwen2.5-7b-instruct", "q4_k_m")
+    long_model, long_variant = catalog.find("llama-3.2-3b-instruct", "q4_k_m")
+    short = fit_variant(short_model, short_variant, machine, _request(context_length=131072))
+    long = fit_variant(long_model, long_variant, machine, _request(context_length=131072))
+    assert short.capped and short.context_length == 32768 and "(the model's maximum)" in short.reason
+    assert not long.capped and long.context_length == 131072
+    within = fit_variant(short_model, short_variant, machine, _request(context_length=8192))
+    assert not within.capped
+    automatic = fit_variant(*catalog.find("yi-1.5-9b-chat", "q4_k_m"), machine,
+                            dataclasses.replace(_request(), context_length=None))
+    assert automatic.context_length == 4096 and not automatic.capped  # automatic asked for nothing to cap
