@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from app.core.engines.base import EngineConfig, ModelLoadError, ProgressCallback
+from app.core.hardware.gpu_libraries import has_gpu_backend_library  # noqa: F401  (the window asks here)
 from app.core.planner.engine_plan import LlamaCppPlan
 
 LLAMA_LOGGER = logging.getLogger("llama_cpp")
@@ -49,27 +50,6 @@ def preload_library() -> bool:
     except (ImportError, OSError, RuntimeError):
         return False
     return True
-
-
-GPU_BACKEND_LIBRARIES = ("*ggml-cuda*", "*ggml-hip*")
-
-
-def has_gpu_backend_library() -> bool:
-    """Whether the installed llama.cpp has a CUDA/HIP backend library, found on disk without loading anything.
-
-    The window preloads llama.cpp (:func:`preload_library`) only then: on a CPU build the crash cannot
-    happen, and loading the libraries before the first paint would only delay it.
-    """
-    import importlib.util
-
-    folders = [Path(os.environ["LLAMA_CPP_LIB_PATH"])] if os.environ.get("LLAMA_CPP_LIB_PATH") else []
-    try:
-        spec = importlib.util.find_spec("llama_cpp")
-    except (ImportError, ValueError):
-        spec = None
-    if spec is not None and spec.submodule_search_locations:
-        folders += [Path(location) / "lib" for location in spec.submodule_search_locations]
-    return any(any(folder.glob(pattern)) for folder in folders if folder.is_dir() for pattern in GPU_BACKEND_LIBRARIES)
 
 
 def llama_library() -> Any:
