@@ -285,6 +285,10 @@
         <translation>在本机上</translation>
     </message>
     <message>
+        <source>Speed</source>
+        <translation>速度</translation>
+    </message>
+    <message>
         <source>Licence</source>
         <translation>许可证</translation>
     </message>
@@ -295,6 +299,10 @@
     <message>
         <source>State</source>
         <translation>状态</translation>
+    </message>
+    <message>
+        <source>The most tokens a second it can write here: memory bandwidth over the bytes read per token</source>
+        <translation>它在这里每秒最多能生成的词元数：内存带宽除以每个词元要读取的字节数</translation>
     </message>
     <message>
         <source>Model catalog</source>
@@ -366,10 +374,6 @@
         <translation>输入消息（Enter 发送，Shift+Enter 换行）</translation>
     </message>
     <message>
-        <source>The model is loading…</source>
-        <translation>模型正在加载…</translation>
-    </message>
-    <message>
         <source>No model loaded. Use Load model… to choose one.</source>
         <translation>未加载模型。请用“加载模型…”选择一个。</translation>
     </message>
@@ -380,6 +384,10 @@
     <message>
         <source>the model</source>
         <translation>模型</translation>
+    </message>
+    <message>
+        <source>The model could not be loaded. Use Load model… to choose one.</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>No model is loaded: load one to chat.</source>
@@ -2865,6 +2873,13 @@
     </message>
 </context>
 <context>
+    <name>ModelLoader</name>
+    <message>
+        <source>unexpected error: {0}</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>ModelManagerDialog</name>
     <message>
         <source>Models</source>
@@ -3056,6 +3071,38 @@
         <translation>需要 vLLM</translation>
     </message>
     <message>
+        <source>Fits at its {0} maximum</source>
+        <translation>按其 {0} 上限可运行</translation>
+    </message>
+    <message>
+        <source>Tight at its {0} maximum</source>
+        <translation>按其 {0} 上限偏紧</translation>
+    </message>
+    <message>
+        <source>Too big even at its {0} maximum</source>
+        <translation>即使按其 {0} 上限也太大</translation>
+    </message>
+    <message>
+        <source>≤ {0} tok/s · slow</source>
+        <translation>≤ {0} 词元/秒 · 慢</translation>
+    </message>
+    <message>
+        <source>≤ {0} tok/s</source>
+        <translation>≤ {0} 词元/秒</translation>
+    </message>
+    <message>
+        <source>Its speed here is not known: the machine&apos;s memory bandwidth is not known.</source>
+        <translation>无法估计它在这里的速度：不知道这台机器的内存带宽。</translation>
+    </message>
+    <message>
+        <source>Writes at most {0} tokens a second here: each token reads {1} from memory, at {2} GB/s. Real speed is lower.</source>
+        <translation>在这里每秒最多生成 {0} 个词元：每个词元要从内存读取 {1}，内存带宽 {2} GB/s。实际速度会更低。</translation>
+    </message>
+    <message>
+        <source>Slower than people read: answers will come word by word.</source>
+        <translation>比人的阅读速度还慢：回答会一个字一个字地出现。</translation>
+    </message>
+    <message>
         <source>{0} GiB</source>
         <translation>{0} GiB</translation>
     </message>
@@ -3078,6 +3125,10 @@
     <message>
         <source>Needs {0} of the {1} available for {2} tokens × {3}.</source>
         <translation>{2} 词元 × {3} 需要 {0}，可用 {1}。</translation>
+    </message>
+    <message>
+        <source>It was trained for at most {0} tokens, so it is judged at that length.</source>
+        <translation>它最多训练到 {0} 个词元，因此按这个长度评估。</translation>
     </message>
     <message>
         <source>It does not fit even with a short context.</source>

@@ -14,7 +14,8 @@ from app.core.config import Settings
 from app.core.config.declarations import spec_for
 from app.core.models.fit import badge_request_from_settings
 from app.ui.i18n import LanguageSwitcher
-from app.ui.models.model_texts import badge_text
+from app.ui.models.model_texts import fit_badge_text
+from tests.ui.conftest import fake_machine
 from tests.ui.models_support import LARGE_MACHINE, SMALL_MACHINE, UsedModels, make_library, open_dialog
 
 pytestmark = pytest.mark.gui
@@ -37,7 +38,7 @@ def test_fit_badges_on_a_small_and_a_large_machine(qtbot: Any, tmp_path: Path, s
         expected = library.fit_badges(machine, dataclasses.replace(request, context_length=8192))
         assert len(expected) == sum(len(model.variants) for model in library.catalog)
         for fit in expected:  # every row shows the planner's verdict for this machine
-            assert tree.badge_of((fit.model_id, fit.variant_id)) == badge_text(fit.badge)
+            assert tree.badge_of((fit.model_id, fit.variant_id)) == fit_badge_text(fit)
     small_tree, large_tree = small.catalog_page.tree, large.catalog_page.tree
     assert small_tree.badge_of(TINY) == "Fits" and large_tree.badge_of(TINY) == "Fits"
     assert small_tree.badge_of(MEDIUM) == "Too big" and large_tree.badge_of(MEDIUM) == "Fits"
@@ -72,6 +73,39 @@ def test_more_context_and_parallel_chats_change_the_badges(qtbot: Any, tmp_path:
 
     qtbot.waitUntil(judged_for_the_new_request, timeout=WAIT_MS)
     assert tree.badge_of(TINY) == "Too big"
+
+
+def test_speed_beside_the_badge_marks_slow_models_and_a_capped_context_is_named(
+    qtbot: Any, tmp_path: Path, screenshot: Shot
+) -> None:
+    """On a 2-core CPU machine (20 GB/s) a 14B model fits but writes ~2 tok/s: the speed says so, in red.
+    At 131,072 tokens a 32K model is judged at its maximum and the badge says it, beside a 128K model's."""
+    machine = fake_machine(ram_total_gib=32.0, ram_available_gib=24.0, bandwidth_gb_s=20.0)
+    dialog = open_dialog(qtbot, make_library(tmp_path), machine, UsedModels())
+    page, tree = dialog.catalog_page, dialog.catalog_page.tree
+    fourteen, tiny = ("qwen2.5-14b-instruct", "q4_k_m"), TINY
+    assert tree.badge_of(fourteen) == "Fits"
+    assert tree.speed_of(fourteen).startswith("≤ ") and tree.speed_of(fourteen).endswith("tok/s · slow")
+    assert tree.is_marked_slow(fourteen)
+    assert not tree.speed_of(tiny).endswith("slow") and not tree.is_marked_slow(tiny)
+    fit = tree.fit(fourteen)
+    assert fit is not None and fit.decode_tok_s is not None
+    assert tree.speed_of(fourteen) == f"≤ {fit.decode_tok_s:.1f} tok/s · slow"
+    assert tree.speed_of(HF_VARIANT) == ""  # it cannot run here at all
+    tree.select(fourteen)
+    assert "Slower than people read" in page.details.text()
+    screenshot(dialog, "models-speed-slow-14b")
+
+    page.context_spin.setValue(131072)
+    page.chats_spin.setValue(1)
+    qtbot.waitUntil(lambda: (tree.fit(MEDIUM) or fit).context_length == 32768, timeout=WAIT_MS)
+    three = ("llama-3.2-3b-instruct", "q4_k_m")
+    assert tree.badge_of(MEDIUM) == "Fits at its 32K maximum"
+    assert "maximum" not in tree.badge_of(three)  # trained for 128K: judged at the full length
+    tree.select(MEDIUM)
+    assert "trained for at most 32,768 tokens" in page.details.text()
+    tree.scrollToItem(tree.topLevelItem(0))
+    screenshot(dialog, "models-capped-context")
 
 
 def test_the_catalog_boxes_take_the_declared_limits_and_automatic_chats(qtbot: Any, tmp_path: Path) -> None:

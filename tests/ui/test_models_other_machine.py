@@ -10,7 +10,7 @@ import pytest
 from PySide6.QtWidgets import QWidget
 
 from app.core.hardware.machine_profiles import find_profile
-from app.ui.models.model_texts import badge_text
+from app.ui.models.model_texts import fit_badge_text
 from tests.ui.models_support import SMALL_MACHINE, UsedModels, make_library, open_dialog
 
 pytestmark = pytest.mark.gui
@@ -35,7 +35,7 @@ def test_the_catalog_judges_the_fit_on_a_dgx_spark_and_back_on_this_computer(
     assert spark is not None and page.chosen_profile_report() == spark.report
     request = page.current_request()
     for fit in library.fit_badges(spark.report, request):  # every row is the planner's verdict for the Spark
-        assert tree.badge_of((fit.model_id, fit.variant_id)) == badge_text(fit.badge)
+        assert tree.badge_of((fit.model_id, fit.variant_id)) == fit_badge_text(fit)
     assert tree.badge_of(HF_VARIANT) != "Needs vLLM"  # vLLM runs Hugging Face models there
     assert page.machine_label.text().startswith(spark.title)
     screenshot(dialog, "models-fit-on-dgx-spark")

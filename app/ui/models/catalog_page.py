@@ -16,7 +16,14 @@ from app.core.models.fit import DEFAULT_FIT_CONTEXT, VariantFit
 from app.core.planner.request import PlanRequest
 from app.ui.models.catalog_tree import CatalogTree, VariantKey
 from app.ui.models.download_box import DownloadBox
-from app.ui.models.model_texts import fit_reason, format_name, languages_text, machine_text, machine_title
+from app.ui.models.model_texts import (
+    fit_reason,
+    format_name,
+    languages_text,
+    machine_text,
+    machine_title,
+    speed_detail,
+)
 from app.ui.settings.special_values import label_for, special_labels
 
 CONTEXT_SPEC = spec_for("engine.context_length")  # the boxes take the values these settings allow
@@ -169,7 +176,7 @@ class CatalogPage(QWidget):
             lines = [self.tr("{0} · {1} · licence {2}").format(model.name, format_name(variant.format), model.license),
                      self.tr("Languages: {0}").format(languages_text(model.languages, len(model.languages)))]
             if fit is not None:
-                lines.append(fit_reason(fit))
+                lines.extend(line for line in (fit_reason(fit), speed_detail(fit)) if line)
             self.details.setText("\n".join(lines))
             self.details.setToolTip(model.summary)
             self.details.setVisible(True)

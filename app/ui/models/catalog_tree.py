@@ -1,4 +1,5 @@
-"""CatalogTree: the curated models with their variants: size, fit badge for this machine, licence, languages, state."""
+"""CatalogTree: the curated models with their variants: size, fit badge and decode speed for this machine, licence,
+languages, state."""
 
 from __future__ import annotations
 
@@ -12,11 +13,20 @@ from app.core.models.catalog import Catalog, CatalogModel, CatalogVariant
 from app.core.models.fit import VariantFit
 from app.core.models.progress import DownloadProgress
 from app.core.models.units import human_size
-from app.ui.models.model_texts import badge_colour, badge_text, fit_reason, languages_text, parameters_text
+from app.ui.models.model_texts import (
+    badge_colour,
+    badge_text,
+    fit_badge_text,
+    fit_reason,
+    languages_text,
+    parameters_text,
+    speed_detail,
+    speed_text,
+)
 
 VariantKey = tuple[str, str]
 KEY_ROLE = Qt.ItemDataRole.UserRole
-NAME, SIZE, FIT, LICENCE, LANGUAGES, STATE = range(6)
+NAME, SIZE, FIT, SPEED, LICENCE, LANGUAGES, STATE = range(7)
 BADGE_ORDER = ("fits", "tight", "too_big", "unsupported")
 
 
@@ -28,14 +38,14 @@ class CatalogTree(QTreeWidget):
         super().__init__(parent)
         self.setObjectName("catalogTree")
         self.catalog = catalog
-        self.setColumnCount(6)
+        self.setColumnCount(7)
         self.setUniformRowHeights(True)
         self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.setAlternatingRowColors(True)
         header = self.header()
         header.setStretchLastSection(False)
         header.setSectionResizeMode(NAME, QHeaderView.ResizeMode.Stretch)
-        for column in (SIZE, FIT, LICENCE, LANGUAGES, STATE):
+        for column in (SIZE, FIT, SPEED, LICENCE, LANGUAGES, STATE):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
         self._fits: dict[VariantKey, VariantFit] = {}
         self._states: dict[VariantKey, str] = {}
@@ -63,8 +73,10 @@ class CatalogTree(QTreeWidget):
             self._variant_items[(model.id, variant.id)] = child
 
     def retranslate_ui(self) -> None:
-        self.setHeaderLabels([self.tr("Model"), self.tr("Download"), self.tr("On this machine"),
+        self.setHeaderLabels([self.tr("Model"), self.tr("Download"), self.tr("On this machine"), self.tr("Speed"),
                               self.tr("Licence"), self.tr("Languages"), self.tr("State")])
+        self.headerItem().setToolTip(SPEED, self.tr("The most tokens a second it can write here: memory bandwidth "
+                                                    "over the bytes read per token"))
         self.setAccessibleName(self.tr("Model catalog"))
         for model in self.catalog:
             self._fill_model(model)
@@ -96,9 +108,14 @@ class CatalogTree(QTreeWidget):
         item.setText(NAME, f"{kind} {variant.quantization}")
         item.setToolTip(NAME, variant.repo_id + (f"/{variant.file_name}" if variant.file_name else ""))
         fit = self._fits.get(key)
-        item.setText(FIT, badge_text(fit.badge) if fit is not None else self.tr("…"))
+        item.setText(FIT, fit_badge_text(fit) if fit is not None else self.tr("…"))
         item.setToolTip(FIT, fit_reason(fit) if fit is not None else "")
         item.setForeground(FIT, QBrush(badge_colour(fit.badge, self.palette())) if fit is not None else QBrush())
+        item.setText(SPEED, speed_text(fit) if fit is not None else "")
+        item.setToolTip(SPEED, speed_detail(fit) if fit is not None else "")
+        slow = fit is not None and fit.slow
+        item.setForeground(SPEED, QBrush(badge_colour("too_big", self.palette())) if slow else QBrush())
+        item.setTextAlignment(SPEED, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         item.setText(STATE, self._states.get(key, ""))
 
     def show_fits(self, fits: tuple[VariantFit, ...]) -> None:
@@ -137,6 +154,15 @@ class CatalogTree(QTreeWidget):
     def badge_of(self, key: VariantKey) -> str:
         """The badge text shown for a variant."""
         return self._variant_items[key].text(FIT)
+
+    def speed_of(self, key: VariantKey) -> str:
+        """The speed text shown beside a variant's badge."""
+        return self._variant_items[key].text(SPEED)
+
+    def is_marked_slow(self, key: VariantKey) -> bool:
+        """Whether the speed is shown in the warning colour of a painfully slow model."""
+        item = self._variant_items[key]
+        return item.foreground(SPEED).color() == badge_colour("too_big", self.palette())
 
     def state_of(self, key: VariantKey) -> str:
         return self._variant_items[key].text(STATE)

@@ -32,6 +32,54 @@ def badge_text(badge: str) -> str:
     return texts.get(badge, badge)
 
 
+def context_size_text(tokens: int) -> str:
+    """``32K`` for a whole number of 1,024-token blocks (as models state their length), else ``6,000``."""
+    return f"{tokens // 1024}K" if tokens >= 1024 and tokens % 1024 == 0 else f"{tokens:,}"
+
+
+def fit_badge_text(fit: VariantFit) -> str:
+    """The variant's badge; when the asked context was beyond the model's, the maximum it was judged at
+    (``Fits at its 32K maximum``), so a capped model's "Fits" does not read as a contradiction."""
+    if not fit.capped or fit.badge == "unsupported":
+        return badge_text(fit.badge)
+    maximum = context_size_text(fit.context_length)
+    texts = {
+        "fits": translate("ModelTexts", "Fits at its {0} maximum"),
+        "tight": translate("ModelTexts", "Tight at its {0} maximum"),
+        "too_big": translate("ModelTexts", "Too big even at its {0} maximum"),
+    }
+    return texts[fit.badge].format(maximum)
+
+
+def rate_figure(tokens_per_second: float) -> str:
+    """``2.3`` below ten, ``45`` above (a ceiling needs no more digits)."""
+    return f"{tokens_per_second:.1f}" if tokens_per_second < 10 else f"{tokens_per_second:,.0f}"
+
+
+def speed_text(fit: VariantFit) -> str:
+    """Beside the badge: ``≤ 45 tok/s``, ``≤ 2.3 tok/s · slow``; empty when the speed is not known."""
+    if fit.decode_tok_s is None or fit.badge == "unsupported":
+        return ""
+    if fit.slow:
+        return translate("ModelTexts", "≤ {0} tok/s · slow").format(rate_figure(fit.decode_tok_s))
+    return translate("ModelTexts", "≤ {0} tok/s").format(rate_figure(fit.decode_tok_s))
+
+
+def speed_detail(fit: VariantFit) -> str:
+    """Where the speed comes from, and what "slow" means (the speed column's tooltip and the details)."""
+    if fit.badge == "unsupported":
+        return ""
+    if fit.decode_tok_s is None:
+        return translate("ModelTexts", "Its speed here is not known: the machine's memory bandwidth is not known.")
+    bandwidth = fit.decode_tok_s * fit.decode_bytes_per_token
+    text = translate("ModelTexts", "Writes at most {0} tokens a second here: each token reads {1} from memory, "
+                                   "at {2} GB/s. Real speed is lower.").format(
+        rate_figure(fit.decode_tok_s), gib(fit.decode_bytes_per_token), f"{bandwidth / 1e9:,.0f}")
+    if fit.slow:
+        text += " " + translate("ModelTexts", "Slower than people read: answers will come word by word.")
+    return text
+
+
 def badge_colour(badge: str, palette: QPalette) -> QColor:
     """The badge's colour on ``palette`` (lighter tones on a dark theme)."""
     colors = status_colors(palette)
@@ -64,6 +112,9 @@ def fit_reason(fit: VariantFit) -> str:
                                        "system memory. Use a GGUF variant on this machine.")
     text = translate("ModelTexts", "Needs {0} of the {1} available for {2} tokens × {3}.").format(
         gib(fit.needed_bytes), gib(fit.budget_bytes), f"{fit.context_length:,}", chats_text(fit.parallel_chats))
+    if fit.capped:
+        text += " " + translate("ModelTexts", "It was trained for at most {0} tokens, so it is judged at that "
+                                              "length.").format(f"{fit.context_length:,}")
     if fit.longest_context is None:
         return text + " " + translate("ModelTexts", "It does not fit even with a short context.")
     if fit.badge == "tight":
