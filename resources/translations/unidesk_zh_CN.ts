@@ -271,6 +271,21 @@
     </message>
 </context>
 <context>
+    <name>CatalogPins</name>
+    <message>
+        <source>Pinned to commit {0}: checked against the catalog&apos;s sha256 (from {1}).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Checksum pinned: checked against the catalog&apos;s sha256 (from {0}); the file comes from the &apos;{1}&apos; branch, so a file the publisher replaced is refused.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Not pinned: follows the &apos;{0}&apos; branch and is checked against the sha256 the hub publishes for the file.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>CatalogTree</name>
     <message>
         <source>Model</source>
@@ -1063,6 +1078,117 @@
     </message>
 </context>
 <context>
+    <name>EngineLoad</name>
+    <message>
+        <source>llama.cpp failed to load the model: {0}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>See the log file for details.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>llama.cpp engine setup failed: {0}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Model file not found: {0}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Check the path or choose another model.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Not a model file: {0} is a folder.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Choose a .gguf file.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{0} is empty.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{0} is not a GGUF model.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Choose a .gguf model file (llama.cpp format).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This llama.cpp build does not support the model&apos;s architecture ({0}).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Update UniDesk (a newer llama.cpp may support it) or choose another model.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Not enough memory to load {0}.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Choose a smaller model or quantization, or offload fewer layers to the GPU.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{0} is damaged or incomplete ({1}).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Download the model again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>llama.cpp could not load {0}: {1}.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>unknown error</source>
+        <translation>未知错误</translation>
+    </message>
+    <message>
+        <source>The {0} KV cache does not fit this model&apos;s head size ({1}).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Use an f16 KV cache for this model.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A {0} KV cache needs flash attention, which is off or unsupported.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Set flash attention to auto or on, or use an f16 KV cache.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Not enough memory for the KV cache of {0} chat(s) of {1} tokens.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Lower the context length or the number of parallel chats, or use a quantized KV cache.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Loading weights</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Allocating the KV cache</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Warming up</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>FirstRunPage</name>
     <message>
         <source>Choose a language model</source>
@@ -1386,6 +1512,14 @@
     <message>
         <source>Add documents first: unidesk kb add PATH...</source>
         <translation>请先添加文档：unidesk kb add PATH...</translation>
+    </message>
+    <message>
+        <source>The process running the model {0} stopped unexpectedly, twice in a row ({1}).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Try again; if it happens again, choose another model in kb.embedding_model and send the log (Help &gt; Report a problem).</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
@@ -2326,8 +2460,20 @@
         <translation>GPU 报告空闲 {0}，系统报告 {1}：差额是页面缓存，系统在需要时会回收它。</translation>
     </message>
     <message>
-        <source>The GPU reports only {0} free while the system reports {1} available (page cache {2}); the guardian goes by the GPU&apos;s figure.</source>
-        <translation>GPU 只报告空闲 {0}，而系统报告可用 {1}（页面缓存 {2}）；内存守护按 GPU 的数字判断。</translation>
+        <source>GPU memory ({0})</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>memory as the GPU sees it ({0}, page cache included)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>system memory</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The GPU reports only {0} free while the system reports {1} available; with the page cache ({2}) the GPU can have {3}, and the guardian goes by that.</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>unknown</source>
@@ -2338,8 +2484,12 @@
         <translation>内存已恢复（空闲 {0}）：重新接受新的请求。</translation>
     </message>
     <message>
-        <source>New requests are paused: only {0} of memory is free, less than the {1} safety margin.</source>
-        <translation>新的请求已暂停：只有 {0} 内存空闲，低于 {1} 的安全余量。</translation>
+        <source>New requests are paused: only {0} of {1} is free, less than the {2} safety margin.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The model was unloaded to keep the system responsive: only {0} of {1} was free (the floor is {2}). Most memory: {3}. Load it again with a shorter context or fewer chats once memory is free.</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Close other programs, or unload the model or reload it with a shorter context or fewer chats. Most memory: {0}.</source>
@@ -2348,10 +2498,6 @@
     <message>
         <source>The model is being unloaded: memory ran out.</source>
         <translation>正在卸载模型：内存已耗尽。</translation>
-    </message>
-    <message>
-        <source>The model was unloaded to keep the system responsive: only {0} of memory was free (the floor is {1}). Most memory: {2}. Load it again with a shorter context or fewer chats once memory is free.</source>
-        <translation>为保持系统响应，模型已被卸载：只有 {0} 内存空闲（下限为 {1}）。占用内存最多的是：{2}。内存释放后，请用更短的上下文或更少的对话重新加载。</translation>
     </message>
 </context>
 <context>
@@ -2676,6 +2822,10 @@
         <translation>请检查网络连接，或在设置中选择其他下载来源（model.download_source）；下载会从中断处继续。</translation>
     </message>
     <message>
+        <source>The expected sha256 is the one the catalog states. Run the download again; if it fails again, the publisher has probably replaced the file since the catalog was written: choose another variant, or update UniDesk.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>{0} has no model files to download.</source>
         <translation>{0} 没有可下载的模型文件。</translation>
     </message>
@@ -2926,6 +3076,14 @@
         <translation>另一个模型正在加载；加载完成后请再选择此模型。</translation>
     </message>
     <message>
+        <source>{0} is loaded and ready.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{0} could not be loaded: {1}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Added {0}.</source>
         <translation>已添加 {0}。</translation>
     </message>
@@ -2956,6 +3114,25 @@
     <message>
         <source>Delete model</source>
         <translation>删除模型</translation>
+    </message>
+</context>
+<context>
+    <name>ModelPlacement</name>
+    <message>
+        <source>It runs in a process of its own, as asked.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>It runs in the app&apos;s process, as asked.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>It runs in a process of its own: llama.cpp here is a GPU build, which cannot share a process with PyTorch.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>It runs in the app&apos;s process (llama.cpp here has no GPU backend that would clash with PyTorch).</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
@@ -3072,15 +3249,15 @@
     </message>
     <message>
         <source>Fits at its {0} maximum</source>
-        <translation>按其 {0} 上限可运行</translation>
+        <translation>合适（按其 {0} 上限）</translation>
     </message>
     <message>
         <source>Tight at its {0} maximum</source>
-        <translation>按其 {0} 上限偏紧</translation>
+        <translation>偏紧（按其 {0} 上限）</translation>
     </message>
     <message>
         <source>Too big even at its {0} maximum</source>
-        <translation>即使按其 {0} 上限也太大</translation>
+        <translation>太大（即使按其 {0} 上限）</translation>
     </message>
     <message>
         <source>≤ {0} tok/s · slow</source>
