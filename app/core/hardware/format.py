@@ -1,6 +1,8 @@
 """Human-readable, multi-line text of a hardware report (what ``unidesk probe`` prints and the welcome page shows).
 
-The report is a Text (app.core.util.translatable): English to the CLI, translated in the window.
+The report is a Text (app.core.util.translatable): English to the CLI, translated in the window. Its labels are
+padded by characters, which suits a terminal; the window takes the rows (:func:`summary_rows`) and aligns them by
+their drawn width (Chinese characters are twice as wide as Latin ones).
 """
 
 from __future__ import annotations
@@ -65,6 +67,22 @@ def _gpu_line(gpu: GpuInfo, is_unified: bool) -> str:
 
 def _row(label: str, value: str) -> Text:
     return Text(LAYOUT, _ROW, (label, value))
+
+
+def summary_rows(summary: str) -> tuple[tuple[str, str], ...] | None:
+    """The ``(label, value)`` rows of a summary :func:`format_report` made (an empty label continues the row
+    above), for a window that aligns them by width itself; None for any other text."""
+    if not isinstance(summary, Text) or summary.context != LAYOUT:
+        return None
+    rows: list[tuple[str, str]] = []
+    for line in summary.args:
+        if not (isinstance(line, Text) and line.template == _ROW and len(line.args) == 2):
+            return None
+        label, value = line.args
+        if not (isinstance(label, str) and isinstance(value, str)):
+            return None
+        rows.append((label, value))
+    return tuple(rows)
 
 
 def format_report(report: HardwareReport) -> str:

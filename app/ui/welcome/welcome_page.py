@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QFontDatabase
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from app.ui.i18n import TextSource, follow_language, rendered
+from app.ui.welcome.machine_summary import MachineSummaryView
 
 
 class WelcomePage(QWidget):
@@ -43,12 +43,7 @@ class WelcomePage(QWidget):
         title_font = self.machine_title.font()
         title_font.setBold(True)
         self.machine_title.setFont(title_font)
-        self.machine_summary = QLabel(self)
-        self.machine_summary.setObjectName("machineSummary")
-        self.machine_summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.machine_summary.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
-        self.machine_summary.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
-        self.machine_summary.setWordWrap(True)
+        self.machine_summary = MachineSummaryView(self)
         self.settings_banner = QLabel(self)
         self.settings_banner.setObjectName("settingsBanner")
         self.settings_banner.setWordWrap(True)
@@ -97,4 +92,4 @@ class WelcomePage(QWidget):
 
     def _show_machine_summary(self) -> None:
         summary = self._machine_summary
-        self.machine_summary.setText(rendered(summary) if summary is not None else self.tr("Looking at this machine…"))
+        self.machine_summary.show_summary(summary if summary is not None else self.tr("Looking at this machine…"))

@@ -1,0 +1,63 @@
+"""Layout that holds in Chinese and in a small window: the machine summary aligned by drawn width, the
+knowledge-scope dialog's Status column whole, the window usable at 900x600 (issue 15, items 7 and 8)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtWidgets import QWidget
+
+import tests.core.hardware.hardware_machines as machines
+from app.core.hardware import format_report, probe_hardware
+from app.ui.i18n import LanguageSwitcher
+from app.ui.welcome.welcome_page import WelcomePage
+
+pytestmark = pytest.mark.gui
+Shot = Callable[[QWidget, str], Path]
+WAIT_MS = 20_000
+
+
+def _value_lefts(page: WelcomePage) -> set[int]:
+    """Where each row's value starts, in the page's pixels."""
+    return {value.mapTo(page, value.rect().topLeft()).x() for _label, value in page.machine_summary.rows}
+
+
+def test_the_machine_summary_lines_up_by_width_in_chinese(
+    qtbot: Any, switcher: LanguageSwitcher, tmp_path: Path, screenshot: Shot
+) -> None:
+    """Chinese labels are double width: padding them by characters put the values at different places."""
+    report = probe_hardware(machines.cpu_only_server(tmp_path).sources, measure_bandwidth=False)
+    summary = format_report(report)
+    page = WelcomePage()
+    qtbot.addWidget(page)
+    page.resize(900, 600)
+    page.show()
+    qtbot.waitExposed(page)
+    page.set_machine_summary(summary)
+    labels = [label.text() for label, _value in page.machine_summary.rows]
+    assert labels[:3] == ["OS", "CPU", "RAM"] and "Backend" in labels
+    assert page.machine_summary.text() == summary  # what a copy gives: the CLI's lines
+
+    assert switcher.apply("zh_CN") == "zh_CN"
+    qtbot.waitUntil(lambda: page.machine_summary.rows[0][0].text() == "操作系统", timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: len(_value_lefts(page)) == 1, timeout=WAIT_MS)
+    rows = page.machine_summary.rows
+    labels = [label.text() for label, _value in rows]
+    assert labels[:3] == ["操作系统", "CPU", "内存"] and "统一内存" in labels and "后端" in labels
+    (left,) = _value_lefts(page)
+    widest = max(label.fontMetrics().horizontalAdvance(label.text()) for label, _value in rows)
+    assert left >= rows[0][0].mapTo(page, rows[0][0].rect().topLeft()).x() + widest
+    values = [value.text() for _label, value in rows]
+    assert any("4 核 / 8 线程" in value for value in values)
+    assert values[-1].endswith("llamacpp（无 GPU：llama.cpp 在 CPU 上运行模型。）")
+    screenshot(page, "summary-zh-aligned-by-width")
+
+    assert switcher.apply("en") == "en"
+    qtbot.waitUntil(lambda: page.machine_summary.rows[0][0].text() == "OS", timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: len(_value_lefts(page)) == 1, timeout=WAIT_MS)
+    screenshot(page, "summary-en-aligned-by-width")
+    page.set_machine_summary(lambda: "Could not look at this machine: no /proc")  # any other text: one line
+    assert [value.text() for _label, value in page.machine_summary.rows] == ["Could not look at this machine: no /proc"]
