@@ -8,10 +8,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QStyle, QWidget
 
 import tests.core.hardware.hardware_machines as machines
+from app.core.chat.records import KnowledgeScope
 from app.core.hardware import format_report, probe_hardware
+from app.core.kb.catalog import DocumentRecord, DocumentStatus
+from app.ui.chat.knowledge_scope_dialog import KnowledgeScopeDialog
+from app.ui.chat.knowledge_scope_tree import STATUS
 from app.ui.i18n import LanguageSwitcher
 from app.ui.welcome.welcome_page import WelcomePage
 
@@ -61,3 +65,56 @@ def test_the_machine_summary_lines_up_by_width_in_chinese(
     screenshot(page, "summary-en-aligned-by-width")
     page.set_machine_summary(lambda: "Could not look at this machine: no /proc")  # any other text: one line
     assert [value.text() for _label, value in page.machine_summary.rows] == ["Could not look at this machine: no /proc"]
+
+
+def _document(document_id: int, folder: Path, name: str, status: DocumentStatus, *, embedded: bool = True,
+              error_kind: str | None = None) -> DocumentRecord:
+    """A row as the knowledge base's catalog lists it."""
+    path = str(folder / name)
+    return DocumentRecord(document_id, path, str(folder), "hash", 100, 0, "md", None, 1, 3, status, error_kind,
+                          f"{path}: the file is damaged" if error_kind else None, None, 0.0, 0.0, embedded)
+
+
+def test_the_scope_dialogs_status_column_shows_every_status_whole_in_chinese(
+    qtbot: Any, switcher: LanguageSwitcher, tmp_path: Path, screenshot: Shot
+) -> None:
+    """The column was sized by the header's hint: the longest status ran flush into the frame (clipped in
+    Chinese). Each status now has its drawn width, the item margins and room to spare."""
+    folder = tmp_path / "research notes"
+    records = [
+        _document(1, folder, "heron.md", DocumentStatus.INDEXED),
+        _document(2, folder, "otters.md", DocumentStatus.INDEXED, embedded=False),  # keywords only, embedding
+        _document(3, folder, "broken.pdf", DocumentStatus.FAILED, error_kind="corrupt"),
+        _document(4, folder, "birds/swifts.md", DocumentStatus.PENDING),
+        _document(5, folder, "a long name about the grey herons that nest along the river all year.md",
+                  DocumentStatus.INDEXED),
+    ]
+    dialog = KnowledgeScopeDialog()
+    qtbot.addWidget(dialog)
+    dialog.edit(True, KnowledgeScope())
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    assert switcher.apply("zh_CN") == "zh_CN"
+    dialog.show_documents(records, [str(folder)])
+    tree = dialog.tree
+    qtbot.waitUntil(lambda: tree.headerItem().text(STATUS) == "状态", timeout=WAIT_MS)
+
+    def room(item: Any) -> int:
+        """Pixels left beside the status text in its cell (after the item's own text margins)."""
+        margin = 2 * (tree.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, tree) + 1)
+        width = tree.visualRect(tree.indexFromItem(item, STATUS)).width()
+        return width - margin - tree.fontMetrics().horizontalAdvance(item.text(STATUS))
+
+    items = [tree.item_for_document(record.id) for record in records]
+    statuses = [item.text(STATUS) for item in items if item is not None]
+    assert "仅关键词（正在嵌入…）" in statuses and "失败：文件已损坏" in statuses
+    em = tree.fontMetrics().horizontalAdvance("M")
+    assert all(item is not None and room(item) >= em // 2 for item in items), [room(i) for i in items if i]
+    column_right = tree.columnViewportPosition(STATUS) + tree.columnWidth(STATUS)
+    assert column_right <= tree.viewport().width()  # nothing hidden past the right edge either
+    screenshot(dialog, "scope-zh-status-whole")
+
+    assert switcher.apply("en") == "en"
+    qtbot.waitUntil(lambda: tree.headerItem().text(STATUS) == "Status", timeout=WAIT_MS)
+    assert all(item is not None and room(item) >= em // 2 for item in items)
+    screenshot(dialog, "scope-en-status-whole")

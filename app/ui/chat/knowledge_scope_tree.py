@@ -7,7 +7,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QPalette
-from PySide6.QtWidgets import QHeaderView, QTreeWidget, QTreeWidgetItem, QWidget
+from PySide6.QtWidgets import QHeaderView, QStyle, QTreeWidget, QTreeWidgetItem, QWidget
 
 from app.core.chat.records import KnowledgeScope
 from app.core.kb.catalog import DocumentRecord, DocumentStatus
@@ -42,7 +42,7 @@ class KnowledgeScopeTree(QTreeWidget):
         header = self.header()
         header.setStretchLastSection(False)
         header.setSectionResizeMode(NAME, QHeaderView.ResizeMode.Stretch)
-        header.setSectionResizeMode(STATUS, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(STATUS, QHeaderView.ResizeMode.Interactive)
         self._records: dict[int, DocumentRecord] = {}
         self._filling = False
         self.itemChanged.connect(self._item_changed)
@@ -59,6 +59,7 @@ class KnowledgeScopeTree(QTreeWidget):
                     self._show_status(item, record)
         finally:
             self._filling = False
+        self.fit_status_column()
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.LanguageChange:
@@ -93,6 +94,20 @@ class KnowledgeScopeTree(QTreeWidget):
             self.expandAll()
         finally:
             self._filling = False
+        self.fit_status_column()
+
+    def fit_status_column(self) -> None:
+        """The Status column as wide as its widest text (or heading) in the language shown, with an em of room.
+
+        Sized to the drawn width of the texts, not left to the header's size hint, which left the longest
+        status flush against the frame (in Chinese, clipped); the name column takes the rest.
+        """
+        metrics = self.fontMetrics()
+        margin = 2 * (self.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, self) + 1)
+        texts = [item.text(STATUS) for item in self._all_items()]
+        widest = max((metrics.horizontalAdvance(text) for text in texts if text), default=0)
+        heading = self.header().sectionSizeFromContents(STATUS).width()
+        self.setColumnWidth(STATUS, max(widest + margin + metrics.horizontalAdvance("M"), heading))
 
     def _folder_item(self, folder: str, parent: QTreeWidgetItem | None, parent_folder: str | None) -> QTreeWidgetItem:
         item = QTreeWidgetItem(parent) if parent is not None else QTreeWidgetItem(self)
