@@ -101,6 +101,7 @@ def _list(args: argparse.Namespace, library: Any, context: AppContext) -> int:
             print(f"{model.id:<30} {variant.id:<9} {variant.format:<6} {human_size(variant.approx_size_bytes):>9}  "
                   f"{_BADGE_TEXT[fit.badge]:<9} {model.license:<13} {','.join(model.languages[:4])}{mark}")
     print("(* downloaded; sizes are approximate; download with: unidesk models download MODEL --variant VARIANT)")
+    print(_pins_line(library.catalog))
     print()
     if not local:
         print("No local models yet. Download one, or add your own: unidesk models add PATH")
@@ -118,6 +119,7 @@ def _download(args: argparse.Namespace, library: Any, context: AppContext) -> in
     from app.core.models import human_size
 
     job = library.start_download(args.id, args.variant)
+    print(library.catalog.find(args.id, args.variant)[1].pin_note(), file=sys.stderr)
     interactive = sys.stderr.isatty()
     last_line = ""
     try:
@@ -150,6 +152,16 @@ def _download(args: argparse.Namespace, library: Any, context: AppContext) -> in
     if local is not None:
         print(f"local model id: {local.id} (choose it in the window, or set model.path to {local.path})")
     return 0
+
+
+def _pins_line(catalog: Any) -> str:
+    """How many variants the catalog ties to a stated sha256 (and a commit); the rest trust the hub's sha256."""
+    variants = [variant for model in catalog for variant in model.variants]
+    checksummed = sum(variant.pin != "none" for variant in variants)
+    commits = sum(variant.pin == "commit" for variant in variants)
+    return (f"Checksums: {checksummed} of {len(variants)} variants are checked against a sha256 the catalog states "
+            f"({commits} also pinned to a commit); the others against the sha256 the hub publishes for the file "
+            f"(--json: pin, checksum_source).")
 
 
 def _progress_line(progress: Any, human_size: Any) -> str:

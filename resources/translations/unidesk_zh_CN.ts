@@ -274,15 +274,15 @@
     <name>CatalogPins</name>
     <message>
         <source>Pinned to commit {0}: checked against the catalog&apos;s sha256 (from {1}).</source>
-        <translation type="unfinished"></translation>
+        <translation>已固定到提交 {0}：按目录给出的 sha256 校验（来自 {1}）。</translation>
     </message>
     <message>
         <source>Checksum pinned: checked against the catalog&apos;s sha256 (from {0}); the file comes from the &apos;{1}&apos; branch, so a file the publisher replaced is refused.</source>
-        <translation type="unfinished"></translation>
+        <translation>已固定校验和：按目录给出的 sha256 校验（来自 {0}）；文件取自“{1}”分支，发布者替换过的文件会被拒绝。</translation>
     </message>
     <message>
         <source>Not pinned: follows the &apos;{0}&apos; branch and is checked against the sha256 the hub publishes for the file.</source>
-        <translation type="unfinished"></translation>
+        <translation>未固定：跟随“{0}”分支，按模型仓库为该文件公布的 sha256 校验。</translation>
     </message>
 </context>
 <context>
@@ -402,7 +402,7 @@
     </message>
     <message>
         <source>The model could not be loaded. Use Load model… to choose one.</source>
-        <translation type="unfinished"></translation>
+        <translation>模型无法加载。请用“加载模型…”另选一个。</translation>
     </message>
     <message>
         <source>No model is loaded: load one to chat.</source>
@@ -1081,71 +1081,71 @@
     <name>EngineLoad</name>
     <message>
         <source>llama.cpp failed to load the model: {0}</source>
-        <translation type="unfinished"></translation>
+        <translation>llama.cpp 无法加载该模型：{0}</translation>
     </message>
     <message>
         <source>See the log file for details.</source>
-        <translation type="unfinished"></translation>
+        <translation>详情请查看日志文件。</translation>
     </message>
     <message>
         <source>llama.cpp engine setup failed: {0}</source>
-        <translation type="unfinished"></translation>
+        <translation>llama.cpp 引擎设置失败：{0}</translation>
     </message>
     <message>
         <source>Model file not found: {0}</source>
-        <translation type="unfinished"></translation>
+        <translation>找不到模型文件：{0}</translation>
     </message>
     <message>
         <source>Check the path or choose another model.</source>
-        <translation type="unfinished"></translation>
+        <translation>请检查路径或选择其他模型。</translation>
     </message>
     <message>
         <source>Not a model file: {0} is a folder.</source>
-        <translation type="unfinished"></translation>
+        <translation>不是模型文件：{0} 是一个文件夹。</translation>
     </message>
     <message>
         <source>Choose a .gguf file.</source>
-        <translation type="unfinished"></translation>
+        <translation>请选择 .gguf 文件。</translation>
     </message>
     <message>
         <source>{0} is empty.</source>
-        <translation type="unfinished"></translation>
+        <translation>{0} 是空的。</translation>
     </message>
     <message>
         <source>{0} is not a GGUF model.</source>
-        <translation type="unfinished"></translation>
+        <translation>{0} 不是 GGUF 模型。</translation>
     </message>
     <message>
         <source>Choose a .gguf model file (llama.cpp format).</source>
-        <translation type="unfinished"></translation>
+        <translation>请选择 .gguf 模型文件（llama.cpp 格式）。</translation>
     </message>
     <message>
         <source>This llama.cpp build does not support the model&apos;s architecture ({0}).</source>
-        <translation type="unfinished"></translation>
+        <translation>此 llama.cpp 版本不支持该模型的架构（{0}）。</translation>
     </message>
     <message>
         <source>Update UniDesk (a newer llama.cpp may support it) or choose another model.</source>
-        <translation type="unfinished"></translation>
+        <translation>请更新 UniDesk（较新的 llama.cpp 可能支持），或选择其他模型。</translation>
     </message>
     <message>
         <source>Not enough memory to load {0}.</source>
-        <translation type="unfinished"></translation>
+        <translation>内存不足，无法加载 {0}。</translation>
     </message>
     <message>
         <source>Choose a smaller model or quantization, or offload fewer layers to the GPU.</source>
-        <translation type="unfinished"></translation>
+        <translation>请选择更小的模型或量化版本，或把更少的层放到 GPU 上。</translation>
     </message>
     <message>
         <source>{0} is damaged or incomplete ({1}).</source>
-        <translation type="unfinished"></translation>
+        <translation>{0} 已损坏或不完整（{1}）。</translation>
     </message>
     <message>
         <source>Download the model again.</source>
-        <translation type="unfinished"></translation>
+        <translation>请重新下载该模型。</translation>
     </message>
     <message>
         <source>llama.cpp could not load {0}: {1}.</source>
-        <translation type="unfinished"></translation>
+        <translation>llama.cpp 无法加载 {0}：{1}。</translation>
     </message>
     <message>
         <source>unknown error</source>
@@ -1153,39 +1153,39 @@
     </message>
     <message>
         <source>The {0} KV cache does not fit this model&apos;s head size ({1}).</source>
-        <translation type="unfinished"></translation>
+        <translation>{0} 类型的 KV 缓存与该模型的注意力头大小不匹配（{1}）。</translation>
     </message>
     <message>
         <source>Use an f16 KV cache for this model.</source>
-        <translation type="unfinished"></translation>
+        <translation>请为该模型使用 f16 类型的 KV 缓存。</translation>
     </message>
     <message>
         <source>A {0} KV cache needs flash attention, which is off or unsupported.</source>
-        <translation type="unfinished"></translation>
+        <translation>{0} 类型的 KV 缓存需要 Flash Attention，但它已关闭或不受支持。</translation>
     </message>
     <message>
         <source>Set flash attention to auto or on, or use an f16 KV cache.</source>
-        <translation type="unfinished"></translation>
+        <translation>请把 Flash Attention 设为自动或开启，或使用 f16 类型的 KV 缓存。</translation>
     </message>
     <message>
         <source>Not enough memory for the KV cache of {0} chat(s) of {1} tokens.</source>
-        <translation type="unfinished"></translation>
+        <translation>内存不足，放不下 {0} 个对话、每个 {1} 词元的 KV 缓存。</translation>
     </message>
     <message>
         <source>Lower the context length or the number of parallel chats, or use a quantized KV cache.</source>
-        <translation type="unfinished"></translation>
+        <translation>请降低上下文长度或并行对话数，或使用量化的 KV 缓存。</translation>
     </message>
     <message>
         <source>Loading weights</source>
-        <translation type="unfinished"></translation>
+        <translation>正在加载权重</translation>
     </message>
     <message>
         <source>Allocating the KV cache</source>
-        <translation type="unfinished"></translation>
+        <translation>正在分配 KV 缓存</translation>
     </message>
     <message>
         <source>Warming up</source>
-        <translation type="unfinished"></translation>
+        <translation>正在预热</translation>
     </message>
 </context>
 <context>
@@ -1884,6 +1884,34 @@
         <translation>，</translation>
     </message>
     <message>
+        <source>1 document, searchable</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{0} documents, all searchable</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{0} searchable</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{0} by keywords only (meaning coming)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{0} waiting</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>1 document: {0}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{0} documents: {1}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>{0} chunks/s</source>
         <translation>{0} 块/秒</translation>
     </message>
@@ -2554,8 +2582,8 @@
         <translation>{1} 层中的 {0} 层在 GPU 上</translation>
     </message>
     <message>
-        <source>needs {0} of GPU memory but {1} is free</source>
-        <translation>需要 {0} 显存，但只有 {1} 空闲</translation>
+        <source>needs {0} of GPU memory but {1} is free after the {2} reserve</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>needs {0} of RAM but {1} is free after the {2} reserve</source>
@@ -2823,7 +2851,7 @@
     </message>
     <message>
         <source>The expected sha256 is the one the catalog states. Run the download again; if it fails again, the publisher has probably replaced the file since the catalog was written: choose another variant, or update UniDesk.</source>
-        <translation type="unfinished"></translation>
+        <translation>预期的 sha256 是目录给出的值。请重新下载；如果再次失败，多半是发布者在目录编写之后替换了该文件：请选择其他版本，或更新 UniDesk。</translation>
     </message>
     <message>
         <source>{0} has no model files to download.</source>
@@ -3023,10 +3051,53 @@
     </message>
 </context>
 <context>
+    <name>ModelFiles</name>
+    <message>
+        <source>Pick a complete .gguf model file (re-download it if it was interrupted).</source>
+        <translation>请选择完整的 .gguf 模型文件（如果下载曾中断，请重新下载）。</translation>
+    </message>
+    <message>
+        <source>{0} cannot be read ({1}).</source>
+        <translation>无法读取 {0}（{1}）。</translation>
+    </message>
+    <message>
+        <source>{0} is truncated: its tensors need {1} bytes but the file has {2}.</source>
+        <translation>{0} 不完整：其张量需要 {1} 字节，但文件只有 {2} 字节。</translation>
+    </message>
+    <message>
+        <source>{0} uses GGUF version {1}, which this app cannot read.</source>
+        <translation>{0} 使用 GGUF 版本 {1}，本应用无法读取。</translation>
+    </message>
+    <message>
+        <source>{0} is truncated or damaged: its GGUF header cannot be read ({1}).</source>
+        <translation>{0} 不完整或已损坏：无法读取其 GGUF 文件头（{1}）。</translation>
+    </message>
+    <message>
+        <source>{0} is damaged: {1}.</source>
+        <translation>{0} 已损坏：{1}。</translation>
+    </message>
+    <message>
+        <source>Pick a .gguf file, a Hugging Face model folder (with config.json) or a config.json.</source>
+        <translation>请选择 .gguf 文件、Hugging Face 模型文件夹（含 config.json）或 config.json 文件。</translation>
+    </message>
+    <message>
+        <source>{0} does not exist.</source>
+        <translation>{0} 不存在。</translation>
+    </message>
+    <message>
+        <source>Cannot read {0}: {1}.</source>
+        <translation>无法读取 {0}：{1}。</translation>
+    </message>
+    <message>
+        <source>{0} is not a GGUF file (it does not start with &apos;GGUF&apos;).</source>
+        <translation>{0} 不是 GGUF 文件（它不以 &apos;GGUF&apos; 开头）。</translation>
+    </message>
+</context>
+<context>
     <name>ModelLoader</name>
     <message>
         <source>unexpected error: {0}</source>
-        <translation type="unfinished"></translation>
+        <translation>意外错误：{0}</translation>
     </message>
 </context>
 <context>
@@ -3077,11 +3148,11 @@
     </message>
     <message>
         <source>{0} is loaded and ready.</source>
-        <translation type="unfinished"></translation>
+        <translation>{0} 已加载，可以使用。</translation>
     </message>
     <message>
         <source>{0} could not be loaded: {1}</source>
-        <translation type="unfinished"></translation>
+        <translation>无法加载 {0}：{1}</translation>
     </message>
     <message>
         <source>Added {0}.</source>

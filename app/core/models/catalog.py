@@ -16,11 +16,13 @@ from app.core.models.errors import CatalogError
 from app.core.util.translatable import QT_TRANSLATE_NOOP, Text, listed
 
 VariantFormat = Literal["gguf", "hf"]
+PinLevel = Literal["commit", "checksum", "none"]
 CATALOG_PACKAGE = "app.core.models"
 CATALOG_RESOURCE = "data/models.json"
 
 
 _COMMIT = re.compile(r"^[0-9a-f]{40}$")
+PINS_CONTEXT = "CatalogPins"
 
 @dataclass(frozen=True)
 class CatalogVariant:
@@ -29,8 +31,9 @@ class CatalogVariant:
     GGUF variants are one ``file_name`` in ``repo_id`` (run by llama.cpp); HF variants are the
     whole repository's safetensors, config and tokenizer files (run by vLLM).
     ``approx_size_bytes`` is the download size as the hub lists it, rounded (the hub's own
-    Content-Length is what the downloader trusts); ``sha256`` is stated only where known, else
-    the downloader verifies against the hub's reported LFS sha256.
+    Content-Length is what the downloader trusts); ``sha256`` (``files_sha256`` for HF) is stated
+    only where a published value was found, and ``checksum_source`` says where; otherwise the
+    downloader verifies against the sha256 the download source states for the file (see ``pin``).
     """
 
     id: str
@@ -45,14 +48,44 @@ class CatalogVariant:
     gated: bool
     note: str
     files_sha256: tuple[tuple[str, str], ...] = ()
+    checksum_source: str = ""
+
+    @property
+    def pin(self) -> PinLevel:
+        """How the download is tied to known bytes. ``commit``: a commit id as ``revision`` and the catalog's
+        own checksums (the GGUF file's ``sha256``, or ``files_sha256`` for an HF variant). ``checksum``: the
+        catalog's checksums, fetched from the branch ``revision`` (a file the publisher replaced is refused).
+        ``none``: the branch is followed and each file is checked against the sha256 the download source
+        states for it (its size alone where it states none)."""
+        checksums = bool(self.sha256) if self.format == "gguf" else bool(self.files_sha256)
+        if not checksums:
+            return "none"
+        return "commit" if _COMMIT.match(self.revision) else "checksum"
 
     @property
     def pinned(self) -> bool:
-        """Whether the download is pinned: a commit id as ``revision`` and the catalog's own checksums (the
-        GGUF file's ``sha256``, or ``files_sha256`` for an HF variant); otherwise the hub's branch is followed
-        and its stated checksums are trusted."""
-        checksums = bool(self.sha256) if self.format == "gguf" else bool(self.files_sha256)
-        return bool(_COMMIT.match(self.revision)) and checksums
+        """Pinned to a commit and the catalog's checksums (``pin == "commit"``)."""
+        return self.pin == "commit"
+
+    @property
+    def checksum_publisher(self) -> str:
+        """Who published the catalog's checksum: ``checksum_source`` up to its first ``": "``."""
+        return self.checksum_source.split(": ", 1)[0].strip() or "the catalog"
+
+    def pin_note(self) -> Text:
+        """One sentence for the catalog and ``models list``: what the download is checked against."""
+        if self.pin == "commit":
+            return Text(PINS_CONTEXT, QT_TRANSLATE_NOOP(
+                "CatalogPins", "Pinned to commit {0}: checked against the catalog's sha256 (from {1})."),
+                (self.revision[:12], self.checksum_publisher))
+        if self.pin == "checksum":
+            return Text(PINS_CONTEXT, QT_TRANSLATE_NOOP(
+                "CatalogPins", "Checksum pinned: checked against the catalog's sha256 (from {0}); the file comes "
+                               "from the '{1}' branch, so a file the publisher replaced is refused."),
+                (self.checksum_publisher, self.revision))
+        return Text(PINS_CONTEXT, QT_TRANSLATE_NOOP(
+            "CatalogPins", "Not pinned: follows the '{0}' branch and is checked against the sha256 the hub "
+                           "publishes for the file."), (self.revision,))
 
     @property
     def backend(self) -> Literal["llamacpp", "vllm"]:
@@ -71,6 +104,8 @@ class CatalogVariant:
             "approx_size_bytes": self.approx_size_bytes,
             "sha256": self.sha256,
             "files_sha256": dict(self.files_sha256),
+            "checksum_source": self.checksum_source or None,
+            "pin": self.pin,
             "pinned": self.pinned,
             "gated": self.gated,
             "backend": self.backend,
@@ -206,6 +241,7 @@ def _build_model(entry: Mapping[str, Any]) -> CatalogModel:
             gated=bool(variant.get("gated", False)),
             note=variant.get("note", ""),
             files_sha256=tuple(sorted((variant.get("files_sha256") or {}).items())),
+            checksum_source=variant.get("checksum_source", ""),
         )
         for variant in entry["variants"]
     )

@@ -18,7 +18,7 @@ _MODEL_TEXT_KEYS = ("id", "name", "family", "publisher", "parameters", "license"
                     "default_variant")
 _MODEL_KEYS = frozenset({*_MODEL_TEXT_KEYS, "languages", "context_length", "config", "variants"})
 _VARIANT_KEYS = frozenset({"id", "format", "repo", "revision", "file", "quantization", "approx_size_bytes",
-                           "sha256", "files_sha256", "quantization_config", "gated", "note"})
+                           "sha256", "files_sha256", "checksum_source", "quantization_config", "gated", "note"})
 CONTEXT = "CatalogErrors"
 
 
@@ -153,7 +153,7 @@ def _check_variant(variant: Any, where: str, origin: str) -> None:
     if quantization_config is not None and not isinstance(quantization_config, dict):
         raise _fail(origin, f"{where}.quantization_config",
                     _problem(QT_TRANSLATE_NOOP("CatalogErrors", "must be an object")))
-    for key, kind in (("note", str), ("gated", bool)):
+    for key, kind in (("note", str), ("gated", bool), ("checksum_source", str)):
         if key in variant and not isinstance(variant[key], kind):
             raise _fail(origin, f"{where}.{key}", _problem(QT_TRANSLATE_NOOP("CatalogErrors", "must be a {0}"),
                                                              kind.__name__))

@@ -14,7 +14,13 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from app.core.models.checksums import Checksum, sha256_checksum
-from app.core.models.errors import DownloadError, HubError, LocalWriteError, NotEnoughDiskSpaceError
+from app.core.models.errors import (
+    ChecksumMismatchError,
+    DownloadError,
+    HubError,
+    LocalWriteError,
+    NotEnoughDiskSpaceError,
+)
 from app.core.models.file_download import FetchResult, FileTransfer, TransferOptions, part_path
 from app.core.models.hub import HUGGINGFACE, HubClient, RemoteFile
 from app.core.models.local_models import LocalModel
@@ -240,7 +246,15 @@ class DownloadJob(Job[DownloadResult | None, DownloadProgress]):
                 on_bytes=tracker.received, on_resumed=tracker.resumed, on_discarded=tracker.discarded,
                 on_state=lambda state: tracker.update(state=state),
             )
-            results.append(transfer.run())
+            try:
+                results.append(transfer.run())
+            except ChecksumMismatchError as error:
+                if remote.path not in known:
+                    raise
+                raise ChecksumMismatchError(error.message, Text(CONTEXT, QT_TRANSLATE_NOOP(
+                    "ModelErrors", "The expected sha256 is the one the catalog states. Run the download again; if it "
+                                   "fails again, the publisher has probably replaced the file since the catalog was "
+                                   "written: choose another variant, or update UniDesk."))) from error
             tracker.update(files_done=len(results))
         result = DownloadResult(spec.result_path, tuple(results), sum(item.downloaded_bytes for item in results))
         if self._finalize is not None:

@@ -14,6 +14,7 @@ from app.core.hardware.report import HardwareReport
 from app.core.models.catalog import Catalog
 from app.core.models.fit import DEFAULT_FIT_CONTEXT, VariantFit
 from app.core.planner.request import PlanRequest
+from app.ui.i18n import render
 from app.ui.models.catalog_tree import CatalogTree, VariantKey
 from app.ui.models.download_box import DownloadBox
 from app.ui.models.model_texts import (
@@ -177,6 +178,7 @@ class CatalogPage(QWidget):
                      self.tr("Languages: {0}").format(languages_text(model.languages, len(model.languages)))]
             if fit is not None:
                 lines.extend(line for line in (fit_reason(fit), speed_detail(fit)) if line)
+            lines.append(render(variant.pin_note()))
             self.details.setText("\n".join(lines))
             self.details.setToolTip(model.summary)
             self.details.setVisible(True)
