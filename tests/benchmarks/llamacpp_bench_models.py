@@ -40,6 +40,10 @@ from tests.fixtures.vocab import (
 
 SMALL_VOCAB = 270
 BENCH_SHAPES: dict[str, ModelShape] = {
+    # A model whose decode step is a fraction of a millisecond, even on a CPU: what the engine adds in
+    # Python per step (the cost a GPU exposes) dominates, so engine / minimal loop shows it here.
+    "tiny-256": ModelShape(n_layers=2, n_embd=256, n_heads=4, n_kv_heads=2, n_ff=512,
+                           n_ctx_train=8192, vocab=SMALL_VOCAB),
     # The shape the CPU figures were taken on (193 MB as q8_0).
     "cpu-1024": ModelShape(n_layers=16, n_embd=1024, n_heads=16, n_kv_heads=4, n_ff=2816,
                            n_ctx_train=8192, vocab=SMALL_VOCAB),

@@ -19,10 +19,10 @@ def pushed_pieces(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[str]]:
     pushed: dict[str, list[str]] = defaultdict(list)
     original_push = RequestStream.push
 
-    def recording_push(stream: RequestStream, text: str) -> None:
+    def recording_push(stream: RequestStream, text: str, wake: bool = True) -> None:
         if text:
             pushed[stream.request_id].append(text)
-        original_push(stream, text)
+        original_push(stream, text, wake)
 
     monkeypatch.setattr(RequestStream, "push", recording_push)
     return pushed

@@ -19,6 +19,7 @@ from app.core.engines.backends.llamacpp import LlamaCppEngine
 from app.core.engines.base import EngineConfig, EngineError, ModelLoadError, NoModelLoadedError
 from app.core.engines.requests import GREEDY, ChatMessage, ChatRequest, SamplingParams
 from app.core.engines.stream import RequestStream
+from app.core.util.translatable import Text
 from tests.fixtures.gguf_models import SLOW_DECODE_SHAPE
 from tests.fixtures.models import GgufFactory, ModelShape
 from tests.integration.answering_support import finished_first, wait_until
@@ -161,8 +162,10 @@ def test_load_reports_the_model_settings_and_progress(deep_model: Path) -> None:
     assert "Threads: 1" in loaded.notes
     assert any(note.startswith("Flash attention:") for note in loaded.notes)
     fractions = [fraction for fraction, _ in progress]
-    assert fractions == sorted(fractions) and fractions[-1] == 1.0
+    assert fractions == sorted(fractions) and fractions[-1] >= 0.9
     assert any(step == "Loading weights" for _, step in progress)
+    # Steps are the core's translatable words, and none says "Ready": the manager may still warm the model up.
+    assert all(isinstance(step, Text) and "Ready" not in step for _, step in progress)
     assert build["n_ctx_per_sequence"] == 256 and build["n_ctx"] == 3 * 256
     assert isinstance(build["gpu_offload"], bool) and "CPU" in build["system_info"]
 
@@ -292,10 +295,10 @@ class RecordingStream(RequestStream):
         super().__init__(*args, **kwargs)
         self.pushed: list[str] = []
 
-    def push(self, text: str) -> None:
+    def push(self, text: str, wake: bool = True) -> None:
         if text:
             self.pushed.append(text)
-        super().push(text)
+        super().push(text, wake)
 
 
 @pytest.mark.parametrize("model_name", ["chinese_model", "deep_model", "peaked_model"])
@@ -625,3 +628,97 @@ def test_parallel_decode_steps_reuse_the_compute_graph(engine_factory: EngineFac
         assert all(stream.wait(30) for stream in streams)
         reused = engine.metrics().extra["graphs_reused"] - before
         assert reused >= new_tokens - 6, f"round {round_index}: only {reused} of ~{new_tokens} decode steps reused"
+
+
+# ---- the decode loop: text while the GPU computes, batched greedy sampling, reader wake-ups --------
+@pytest.fixture
+def gpu_step_order(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Engines loaded from here on run their steps as on a GPU: the text of the tokens fed in a step is
+    made after ``llama_decode`` returns (there, while the GPU computes), so a stop string is seen a step later.
+    """
+    import app.core.engines.backends.llamacpp as backend
+
+    real_load = backend.load_native_model
+
+    def load_as_if_offloaded(*args: Any, **kwargs: Any) -> Any:
+        native = real_load(*args, **kwargs)
+        native.offloaded = True
+        return native
+
+    monkeypatch.setattr(backend, "load_native_model", load_as_if_offloaded)
+
+
+@pytest.mark.usefixtures("gpu_step_order")
+def test_in_gpu_step_order_stops_lengths_and_texts_are_unchanged(
+    engine_factory: EngineFactory, chinese_model: Path, hello_model: Path, peaked_model: Path
+) -> None:
+    chinese = engine_factory(chinese_model)
+    stopped = run(chinese, ChatRequest(user("hi"), dataclasses.replace(GREEDY, max_tokens=60, stop=("文中",))))
+    assert (stopped.text, stopped.finish_reason, stopped.metrics.generated_tokens) == ("中", "stop", 9)
+    never = run(chinese, ChatRequest(user("hi"), dataclasses.replace(GREEDY, max_tokens=9, stop=("xyz",))))
+    assert (never.text, never.finish_reason) == ("中文中", "length")
+    hello = engine_factory(hello_model)
+    ended = run(hello, ChatRequest(user("hi"), greedy(50)))
+    assert (ended.text, ended.finish_reason, ended.metrics.generated_tokens) == (" hello world", "stop", 3)
+    requests = [ChatRequest(user(prompt), dataclasses.replace(greedy(30), ignore_eos=True)) for prompt in PROMPTS]
+    expected = _one_at_a_time(peaked_model, requests)
+    parallel = engine_factory(peaked_model, parallel_chats=4)
+    with joining_together(parallel):
+        streams = [parallel.submit(request) for request in requests]
+    assert all(stream.wait(30) for stream in streams)
+    assert [stream.text for stream in streams] == expected
+
+
+@pytest.mark.usefixtures("gpu_step_order")
+def test_in_gpu_step_order_a_stopped_chat_frees_its_slot_for_the_next_turn(
+    engine_factory: EngineFactory, chinese_model: Path
+) -> None:
+    """The token that completed the stop string was decoded into the chat's KV; the next turn still
+    reuses the prompt it shares and answers as a fresh engine does."""
+    engine = engine_factory(chinese_model, parallel_chats=1)
+    stop = dataclasses.replace(GREEDY, max_tokens=60, stop=("文中",))
+    first = run(engine, ChatRequest(user("hi"), stop, conversation_id="c"))
+    turn_two = (*user("hi"), ChatMessage("assistant", first.text), *user("again"))
+    second = run(engine, ChatRequest(turn_two, greedy(6), conversation_id="c"))
+    assert second.metrics.reused_prompt_tokens > 0
+    fresh = engine_factory(chinese_model, parallel_chats=1)
+    assert second.text == run(fresh, ChatRequest(turn_two, greedy(6))).text
+
+
+def test_greedy_and_sampled_chats_in_one_step_answer_as_each_alone(
+    engine_factory: EngineFactory, peaked_model: Path
+) -> None:
+    """Greedy chats are sampled together from the logits; the others keep their own llama.cpp chain."""
+    samplings = [
+        dataclasses.replace(greedy(30), ignore_eos=True),
+        SamplingParams(temperature=0.9, max_tokens=30, seed=5, ignore_eos=True),
+        dataclasses.replace(greedy(30), ignore_eos=True, repetition_penalty=1.3),
+        dataclasses.replace(greedy(30), ignore_eos=True),
+    ]
+    requests = [ChatRequest(user(prompt), sampling) for prompt, sampling in zip(PROMPTS, samplings, strict=False)]
+    expected = _one_at_a_time(peaked_model, requests)
+    engine = engine_factory(peaked_model, parallel_chats=4)
+    with joining_together(engine):
+        streams = [engine.submit(request) for request in requests]
+    assert all(stream.wait(30) for stream in streams)
+    assert [stream.text for stream in streams] == expected
+
+
+def test_a_reader_iterating_a_stream_is_woken_once_a_frame_not_once_a_token(
+    engine_factory: EngineFactory, tiny_gguf: Path
+) -> None:
+    """Threads iterating streams (the CLI, the HTTP server) would otherwise take the interpreter from
+    the engine thread once per token and chat; the text itself arrives whole and in order."""
+    from app.core.engines.backends.llamacpp_scheduler import WAKE_INTERVAL_S
+
+    engine = engine_factory(tiny_gguf, parallel_chats=1, threads=1)
+    tokens = 300
+    stream = engine.submit(ChatRequest(user(PROMPTS[0]), dataclasses.replace(greedy(tokens), ignore_eos=True)))
+    started = time.perf_counter()
+    pieces = list(stream)
+    elapsed = time.perf_counter() - started
+    assert stream.metrics.generated_tokens == tokens
+    assert "".join(pieces) == stream.text
+    # one wake for the first text, one per frame while decoding, one at the finish (and one of slack)
+    allowed = 3 + elapsed / WAKE_INTERVAL_S
+    assert len(pieces) <= allowed, f"{len(pieces)} wake-ups for {tokens} tokens in {elapsed:.3f} s"

@@ -1,7 +1,10 @@
 """A request's output as it grows: the engine thread appends, readers drain or iterate.
 
 The GUI drains it once per frame; scripts iterate it. No callback runs per token on the
-engine thread, so a slow reader never slows decoding.
+engine thread, so a slow reader never slows decoding. An engine may append text without
+waking iterating readers (``push(text, wake=False)``) and wake them a few times a second
+(:meth:`RequestStream.wake`): one thread woken per token and chat competes with the engine
+thread for the interpreter.
 """
 
 from __future__ import annotations
@@ -28,13 +31,21 @@ class RequestStream:
         self._cancel_requested = False
 
     # ---- engine side -------------------------------------------------------------------
-    def push(self, text: str) -> None:
+    def push(self, text: str, wake: bool = True) -> None:
+        """Append ``text``; ``wake=False`` leaves iterating readers asleep until :meth:`wake` or the finish."""
         if not text:
             return
         with self._condition:
             self._chunks.append(text)
             self._text_parts.append(text)
-            self._condition.notify_all()
+            if wake:
+                self._condition.notify_all()
+
+    def wake(self) -> None:
+        """Wake iterating readers if text is waiting for them."""
+        with self._condition:
+            if self._chunks:
+                self._condition.notify_all()
 
     def update_metrics(self, metrics: RequestMetrics) -> None:
         with self._condition:

@@ -164,6 +164,8 @@ class NativeModel:
     chat_template: str | None
     notes: tuple[str, ...] = ()
     flash_attention: str = "unknown"
+    offloaded: bool = False
+    """Whether layers run on a GPU (then llama_decode returns before the step is computed)."""
     freed: bool = field(default=False)
 
     def free(self) -> None:
@@ -370,6 +372,7 @@ def load_native_model(
         model_name=name,
         chat_template=template.decode("utf-8", errors="replace") if template else None,
         flash_attention=_flash_attention_state(config, context_log),
+        offloaded=gpu_layers != 0 and bool(library.llama_supports_gpu_offload()),
     )
     native.notes = (
         gpu_note,

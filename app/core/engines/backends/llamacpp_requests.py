@@ -41,11 +41,14 @@ class ActiveRequest:
         "sampler",
         "sampler_pointer",
         "seq_id",
+        "shown",
         "slot",
         "started_at",
         "stop_filter",
         "stream",
         "submitted_at",
+        "unshown",
+        "vectorised",
     )
 
     def __init__(
@@ -68,6 +71,9 @@ class ActiveRequest:
         self.decoder = Utf8StreamDecoder()
         self.stop_filter = StopStringFilter(sampling.stop) if sampling.stop else None
         self.next_token = -1
+        self.unshown = False  # next_token's text is not streamed yet
+        self.shown = False  # some text was streamed
+        self.vectorised = sampler.vectorised
         self.generated = 0
         self.first_token_at: float | None = None
         self.last_token_at: float | None = None
@@ -78,17 +84,23 @@ class ActiveRequest:
         return self.request.request_id
 
     def emit(self, piece: bytes) -> bool:
-        """Stream the text ``piece`` completes; True when a stop string was reached."""
+        """Stream the text ``piece`` completes; True when a stop string was reached.
+
+        The first text wakes the stream's readers at once; later text waits for the scheduler's
+        next :meth:`RequestStream.wake` (a few times a second) or the finish.
+        """
         text = self.decoder.decode(piece)
         if not text:
             return False
         stop_filter = self.stop_filter
-        if stop_filter is None:
-            self.stream.push(text)
-            return False
-        visible, stopped = stop_filter.feed(text)
-        if visible:
-            self.stream.push(visible)
+        if stop_filter is not None:
+            text, stopped = stop_filter.feed(text)
+            if not text:
+                return stopped
+        else:
+            stopped = False
+        self.stream.push(text, wake=not self.shown)
+        self.shown = True
         return stopped
 
     def flush_text(self) -> None:

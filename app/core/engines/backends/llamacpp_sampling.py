@@ -20,6 +20,8 @@ class SamplerChain:
         self.pointer: Any = library.llama_sampler_chain_init(library.llama_sampler_chain_default_params())
         self.seed = params.seed if params.seed is not None else random.getrandbits(32)
         self.uses_penalty = params.repetition_penalty != 1.0
+        # Plain greedy: the scheduler takes the argmax of the logits itself, with the other such chats.
+        self.vectorised = params.greedy and not self.uses_penalty
         add = library.llama_sampler_chain_add
         if self.uses_penalty:
             add(self.pointer, library.llama_sampler_init_penalties(

@@ -11,6 +11,7 @@ from concurrent.futures import CancelledError, Future
 from dataclasses import dataclass
 from typing import Any
 
+from app.core.engines.backends.llamacpp_batch import LogitRows, NativeBatch
 from app.core.engines.backends.llamacpp_native import NativeModel
 from app.core.engines.backends.llamacpp_requests import ActiveRequest, PendingRequest, unstarted_metrics
 from app.core.engines.backends.llamacpp_sampling import SamplerChain
@@ -24,6 +25,8 @@ from app.core.engines.stream import RequestStream
 LOGGER = logging.getLogger(__name__)
 PUBLISH_INTERVAL_S = 0.25
 """How often running requests' metrics and the engine snapshot are refreshed while decoding."""
+WAKE_INTERVAL_S = 1 / 60
+"""How often threads iterating a running request's stream are woken for new text (a frame)."""
 
 
 @dataclass(frozen=True)
@@ -46,8 +49,9 @@ class BatchScheduler:
 
     Each step batches the next token of every decoding chat plus prefill chunks of chats
     that just got a slot (up to ``n_batch`` tokens), runs one ``llama_decode`` and samples
-    every chat that has logits with its own llama.cpp sampler chain. Finished chats free
-    their slot at once; waiting chats are admitted between steps.
+    every chat that has logits: greedy chats together (one argmax over their logit rows),
+    the others with their own llama.cpp sampler chain. Finished chats free their slot at
+    once; waiting chats are admitted between steps.
     """
 
     def __init__(self, native: NativeModel, tokenizer: NativeTokenizer, context_limit: int, reuse: bool) -> None:
@@ -56,10 +60,10 @@ class BatchScheduler:
         self.context_limit = context_limit
         self._reuse = reuse
         self._library = native.library
-        self._batch = self._library.llama_batch_init(native.n_batch, 0, 1)
-        for index in range(native.n_batch):
-            self._batch.n_seq_id[index] = 1
-        self._seq_rows = [self._batch.seq_id[index] for index in range(native.n_batch)]
+        self._batch = NativeBatch(self._library, native.n_batch)
+        self._logits = LogitRows(self._library, native.context, native.n_vocab)
+        self._text_during_decode = native.offloaded
+        self._unshown: list[ActiveRequest] = []
         self._slots = SlotTable(native.n_seq_max)
         self._inbox: deque[PendingRequest | _Cancel | _Call | _Stop] = deque()
         self._wakeup = threading.Condition()
@@ -72,6 +76,7 @@ class BatchScheduler:
         self._window = ThroughputWindow()
         self._totals = EngineTotals()
         self._next_publish = 0.0
+        self._next_wake = 0.0
         self._snapshot = self._build_snapshot(time.perf_counter(), kv_cells_used=0)
 
     # ---- any thread ----------------------------------------------------------------------
@@ -119,7 +124,6 @@ class BatchScheduler:
         finally:
             self.alive = False
             self._end_everything("cancelled", None)
-            self._library.llama_batch_free(self._batch)
             self.tokenizer.close()
             self.native.free()
 
@@ -190,67 +194,105 @@ class BatchScheduler:
             self._publish(now)
 
     def _step(self) -> None:
-        """One llama_decode over every running chat; then sample and stream their tokens."""
+        """One llama_decode over every running chat; then sample and stream their tokens.
+
+        On a GPU ``llama_decode`` returns once the step is queued, and the text of the tokens fed
+        in this step is produced while the GPU computes (reading the logits waits for it). A chat
+        that reaches a stop string there has had that token decoded (the KV holds it; the chat's
+        sampled row is ignored). On a CPU the decode computes in the call, so the text comes first
+        and such a chat is not decoded at all.
+        """
         started = time.perf_counter()
+        overlap = self._text_during_decode
+        if not overlap and self._unshown and self._show_text(started):
+            self._settle()
+            if not (self._decoding or self._prefilling):
+                return
         batch = self._batch
-        tokens, positions, logits, seq_rows = batch.token, batch.pos, batch.logits, self._seq_rows
-        outputs: list[tuple[int, ActiveRequest]] = []
-        count = 0
-        for active in self._decoding:
-            slot_tokens = active.slot.tokens
-            tokens[count] = active.next_token
-            positions[count] = len(slot_tokens)
-            seq_rows[count][0] = active.seq_id
-            logits[count] = 1
-            slot_tokens.append(active.next_token)
-            outputs.append((count, active))
-            count += 1
+        decoding = self._decoding
+        count = len(decoding)
+        outputs: list[tuple[int, ActiveRequest]] = list(enumerate(decoding))
+        if count:
+            next_tokens = [active.next_token for active in decoding]
+            batch.tokens[:count] = next_tokens
+            batch.positions[:count] = [len(active.slot.tokens) for active in decoding]
+            batch.seq_ids[:count] = [active.seq_id for active in decoding]
+            batch.wants_logits[:count] = 1
+            for active, token in zip(decoding, next_tokens, strict=True):
+                active.slot.tokens.append(token)
         decoded = count
         count = self._add_prefill_chunks(count, outputs)
-        batch.n_tokens = count
-        result = self._library.llama_decode(self.native.context, batch)
+        batch.size = count
+        result = self._library.llama_decode(self.native.context, batch.struct)
         if result != 0:
             self._decode_failed(result, outputs)
             return
+        stopped = overlap and bool(self._unshown) and self._show_text(started)
+        self._sample(outputs, stopped)
         ended = time.perf_counter()
         self._window.record(started, ended, decoded, count - decoded)
-        self._sample(outputs, ended)
         if ended >= self._next_publish:
             self._publish(ended)
 
     def _add_prefill_chunks(self, count: int, outputs: list[tuple[int, ActiveRequest]]) -> int:
         batch = self._batch
-        tokens, positions, logits, seq_rows = batch.token, batch.pos, batch.logits, self._seq_rows
         budget = self.native.n_batch - count
         for active in self._prefilling:
             if budget <= 0:
                 break
             start = active.prefill_position
             chunk = active.prompt[start : start + budget]
-            seq_id = active.seq_id
-            for offset, token in enumerate(chunk):
-                tokens[count] = token
-                positions[count] = start + offset
-                seq_rows[count][0] = seq_id
-                logits[count] = 0
-                count += 1
+            active.prefill_position = start + len(chunk)
+            complete = active.prefill_position == len(active.prompt)
+            count = batch.put(count, chunk, start, active.seq_id, logits_last=complete)
             budget -= len(chunk)
             active.slot.tokens.extend(chunk)
-            active.prefill_position = start + len(chunk)
-            if active.prefill_position == len(active.prompt):
-                logits[count - 1] = 1
+            if complete:
                 outputs.append((count - 1, active))
         return count
 
-    def _sample(self, outputs: list[tuple[int, ActiveRequest]], now: float) -> None:
-        sample = self._library.llama_sampler_sample
-        context = self.native.context
+    def _show_text(self, now: float) -> bool:
+        """Stream the text of the tokens fed in this step (waking readers once a frame); True if a
+        stop string ended some chat.
+        """
+        token_info = self.tokenizer.token_info
+        any_stopped = False
+        for active in self._unshown:
+            if active.done or not active.unshown:
+                continue
+            active.unshown = False
+            if active.emit(token_info(active.next_token)[0]):
+                self._finish(active, "stop", now)
+                any_stopped = True
+        if now >= self._next_wake:
+            self._next_wake = now + WAKE_INTERVAL_S
+            for active in self._unshown:
+                active.stream.wake()
+        self._unshown.clear()
+        return any_stopped
+
+    def _sample(self, outputs: list[tuple[int, ActiveRequest]], any_finished: bool) -> None:
+        """Pick every chat's next token: the greedy ones with one argmax over all their logit rows,
+        the others with their own llama.cpp sampler chain. Then end the chats that are done.
+        """
+        if not outputs:
+            if any_finished:
+                self._settle()
+            return
+        rows = len(outputs)
+        sampled: list[int]
+        if all(active.vectorised for _index, active in outputs):
+            sampled = self._logits.greedy(rows)
+        else:
+            sampled = self._mixed_tokens(outputs)
+        now = time.perf_counter()
         token_info = self.tokenizer.token_info
         limit = self.context_limit
-        any_finished = False
+        unshown = self._unshown
         moved_to_decoding = False
-        for index, active in outputs:
-            token = sample(active.sampler_pointer, context, index)
+        for (_index, active), token in zip(outputs, sampled, strict=True):
+            if active.done:
+                continue
             active.generated += 1
             active.last_token_at = now
             if active.first_token_at is None:
@@ -258,12 +300,14 @@ class BatchScheduler:
                 self._totals.last_time_to_first_token_s = now - active.submitted_at
                 moved_to_decoding = True
             piece, end_of_generation = token_info(token)
-            if (end_of_generation and not active.ignore_eos) or active.emit(piece):
+            if end_of_generation and not active.ignore_eos:
                 self._finish(active, "stop", now)
             elif active.generated >= active.max_tokens or len(active.slot.tokens) >= limit:
-                self._finish(active, "length", now)
+                self._finish(active, "stop" if active.emit(piece) else "length", now)
             else:
                 active.next_token = token
+                active.unshown = True
+                unshown.append(active)
                 continue
             any_finished = True
         if moved_to_decoding:
@@ -274,6 +318,20 @@ class BatchScheduler:
             self._prefilling = [a for a in self._prefilling if a.first_token_at is None and not a.done]
         if any_finished:
             self._settle()
+
+    def _mixed_tokens(self, outputs: list[tuple[int, ActiveRequest]]) -> list[int]:
+        """Tokens of a step where some chats sample with their own chain (-1 for chats already done)."""
+        picked = [row for row, (_index, active) in enumerate(outputs) if active.vectorised]
+        tokens = [-1] * len(outputs)
+        if picked:
+            for row, token in zip(picked, self._logits.greedy(len(outputs), picked), strict=True):
+                tokens[row] = token
+        sample = self._library.llama_sampler_sample
+        context = self.native.context
+        for row, (index, active) in enumerate(outputs):
+            if not active.vectorised and not active.done:
+                tokens[row] = sample(active.sampler_pointer, context, index)
+        return tokens
 
     def _finish(
         self, active: ActiveRequest, reason: FinishReason, now: float, error: BaseException | None = None
@@ -286,7 +344,10 @@ class BatchScheduler:
             return
         active.done = True
         if reason != "error":
+            if active.unshown:
+                active.emit(self.tokenizer.token_info(active.next_token)[0])
             active.flush_text()
+        active.unshown = False
         active.sampler.free()
         self._slots.release(active.slot)
         self._totals.requests_finished += 1
@@ -308,6 +369,7 @@ class BatchScheduler:
     def _decode_failed(self, result: int, outputs: list[tuple[int, ActiveRequest]]) -> None:
         """llama_decode failed: end the chats in this batch with an error and clear their KV."""
         LOGGER.error("llama_decode returned %d", result)
+        self._unshown.clear()
         now = time.perf_counter()
         error = EngineError(f"llama.cpp failed to decode (code {result}).", "Try again with a shorter chat.")
         for active in (*self._decoding, *self._prefilling):
