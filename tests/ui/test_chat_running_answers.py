@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from PySide6.QtCore import QEvent, QObject
 from PySide6.QtWidgets import QWidget
 
 from app.context import AppContext
@@ -107,5 +108,62 @@ def test_a_long_markdown_answer_streams_into_the_real_window_in_parts(
         qtbot.addWidget(whole)
         whole.set_markdown(widget.text)
         assert widget.body.plain_text() == whole.plain_text()
+    finally:
+        windows.close()
+
+
+def test_streaming_into_a_long_conversation_leaves_the_earlier_messages_alone(
+    qtbot: Any, app_context: AppContext, open_window: Callable[..., MainWindow]
+) -> None:
+    """A growing answer at the end of 40 messages moves, resizes and re-renders none of the messages above
+    it (they were squeezed by a pixel and let grow back on every frame: a whole-column relayout per frame)."""
+    windows = ChatWindows(qtbot, app_context, open_window)
+    try:
+        window = windows.open()
+        view, sidebar, store = chat_of(window)
+        conversation = store.create_conversation("A long chat")
+        parent = None
+        earlier_answer = "".join(markdown_tokens(300))
+        for index in range(40):
+            role = "user" if index % 2 == 0 else "assistant"
+            parent = store.add_message(conversation.id, role, earlier_answer if role == "assistant" else
+                                       f"Question {index}?", parent).id
+        question = store.add_message(conversation.id, "user", "And the last one?", parent)
+        answer = store.add_message(conversation.id, "assistant", "", question.id, finished=False)
+        sidebar.refresh(select=conversation.id)
+        qtbot.waitUntil(lambda: view.messages.widget_for(answer.id) is not None, timeout=WAIT_MS)
+        earlier = view.messages.ordered_widgets()[:-1]
+        assert len(earlier) == 41
+        changes: list[str] = []
+
+        class Watch(QObject):
+            def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+                if event.type() in (QEvent.Type.Move, QEvent.Type.Resize):
+                    changes.append(f"message {earlier.index(watched)}: {event.type().name}")
+                return False
+
+        watch = Watch()
+        tokens = markdown_tokens(1500)
+
+        def save(text: str) -> None:
+            store.finish_message(answer.id, text=text, finish_reason="stop")
+
+        view.running.add(conversation.id, FakeAnswer(tokens, 400, message_id=answer.id, save_result=save).start())
+        streaming = view.messages.widget_for(answer.id)
+        assert streaming is not None
+        qtbot.waitUntil(lambda: view.running.frames >= 10, timeout=WAIT_MS)  # the column is laid out by now
+        geometry = [widget.geometry() for widget in earlier]
+        renders = [widget.body.renders for widget in earlier]
+        for widget in earlier:
+            widget.installEventFilter(watch)
+        frames, height = view.running.frames, streaming.height()
+        qtbot.waitUntil(lambda: not view.running.is_running(conversation.id), timeout=STREAM_MS)
+        for widget in earlier:
+            widget.removeEventFilter(watch)
+        assert view.running.frames - frames >= 20 and streaming.height() > height + 200  # it grew, frame by frame
+        assert streaming.text == "".join(tokens)
+        assert changes == [], "\n".join(changes[:10])
+        assert [widget.geometry() for widget in earlier] == geometry
+        assert [widget.body.renders for widget in earlier] == renders
     finally:
         windows.close()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from PySide6.QtCore import QRect, Qt, QUrl, Signal
-from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFrame, QLabel, QLayout, QScrollArea, QVBoxLayout, QWidget
 
 from app.ui.chat.message_entries import MessageEntry
 from app.ui.chat.message_widget import MessageWidget
@@ -41,6 +41,9 @@ class MessageList(QScrollArea):
         self._layout = QVBoxLayout(self.content)
         self._layout.setContentsMargins(16, 12, 16, 12)
         self._layout.setSpacing(10)
+        # The column grows before its messages are placed: without it, a growing answer first squeezed every
+        # message above it by a pixel and then let them grow back (two moves and a resize of each per frame).
+        self._layout.setSizeConstraint(QLayout.SizeConstraint.SetMinimumSize)
         self.empty_hint = QLabel(self.content)
         self.empty_hint.setObjectName("emptyChatHint")
         self.empty_hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
