@@ -1258,12 +1258,16 @@
         <translation>其他程序</translation>
     </message>
     <message>
-        <source>Page cache (reclaimable, counted as free)</source>
-        <translation>页面缓存（可回收，计为空闲）</translation>
+        <source>Page cache</source>
+        <translation>页面缓存</translation>
     </message>
     <message>
         <source>Free</source>
         <translation>空闲</translation>
+    </message>
+    <message>
+        <source>Files the system keeps in memory: reclaimable, so counted as free</source>
+        <translation>系统缓存在内存中的文件：可回收，因此计为空闲</translation>
     </message>
     <message>
         <source>System memory</source>
@@ -1885,31 +1889,31 @@
     </message>
     <message>
         <source>1 document, searchable</source>
-        <translation type="unfinished"></translation>
+        <translation>1 个文档，可检索</translation>
     </message>
     <message>
         <source>{0} documents, all searchable</source>
-        <translation type="unfinished"></translation>
+        <translation>{0} 个文档，均可检索</translation>
     </message>
     <message>
         <source>{0} searchable</source>
-        <translation type="unfinished"></translation>
+        <translation>{0} 个可检索</translation>
     </message>
     <message>
         <source>{0} by keywords only (meaning coming)</source>
-        <translation type="unfinished"></translation>
+        <translation>{0} 个暂只能按关键词检索（语义检索稍后可用）</translation>
     </message>
     <message>
         <source>{0} waiting</source>
-        <translation type="unfinished"></translation>
+        <translation>{0} 个等待中</translation>
     </message>
     <message>
         <source>1 document: {0}</source>
-        <translation type="unfinished"></translation>
+        <translation>1 个文档：{0}</translation>
     </message>
     <message>
         <source>{0} documents: {1}</source>
-        <translation type="unfinished"></translation>
+        <translation>{0} 个文档：{1}</translation>
     </message>
     <message>
         <source>{0} chunks/s</source>
@@ -2489,19 +2493,19 @@
     </message>
     <message>
         <source>GPU memory ({0})</source>
-        <translation type="unfinished"></translation>
+        <translation>GPU 显存（{0}）</translation>
     </message>
     <message>
         <source>memory as the GPU sees it ({0}, page cache included)</source>
-        <translation type="unfinished"></translation>
+        <translation>GPU 所见的内存（{0}，含页面缓存）</translation>
     </message>
     <message>
         <source>system memory</source>
-        <translation type="unfinished"></translation>
+        <translation>系统内存</translation>
     </message>
     <message>
         <source>The GPU reports only {0} free while the system reports {1} available; with the page cache ({2}) the GPU can have {3}, and the guardian goes by that.</source>
-        <translation type="unfinished"></translation>
+        <translation>GPU 只报告空闲 {0}，而系统报告可用 {1}；加上可回收的页面缓存（{2}），GPU 可用 {3}，内存守护按这个数字判断。</translation>
     </message>
     <message>
         <source>unknown</source>
@@ -2513,11 +2517,11 @@
     </message>
     <message>
         <source>New requests are paused: only {0} of {1} is free, less than the {2} safety margin.</source>
-        <translation type="unfinished"></translation>
+        <translation>新的请求已暂停：{1}只有 {0} 空闲，低于 {2} 的安全余量。</translation>
     </message>
     <message>
         <source>The model was unloaded to keep the system responsive: only {0} of {1} was free (the floor is {2}). Most memory: {3}. Load it again with a shorter context or fewer chats once memory is free.</source>
-        <translation type="unfinished"></translation>
+        <translation>为保持系统响应，模型已被卸载：{1}只有 {0} 空闲（下限为 {2}）。占用内存最多的是：{3}。内存释放后，请用更短的上下文或更少的对话重新加载。</translation>
     </message>
     <message>
         <source>Close other programs, or unload the model or reload it with a shorter context or fewer chats. Most memory: {0}.</source>
@@ -2583,7 +2587,7 @@
     </message>
     <message>
         <source>needs {0} of GPU memory but {1} is free after the {2} reserve</source>
-        <translation type="unfinished"></translation>
+        <translation>需要 {0} 显存，但扣除 {2} 保留后只有 {1} 空闲</translation>
     </message>
     <message>
         <source>needs {0} of RAM but {1} is free after the {2} reserve</source>

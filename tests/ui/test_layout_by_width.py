@@ -11,17 +11,21 @@ import pytest
 from PySide6.QtWidgets import QStyle, QWidget
 
 import tests.core.hardware.hardware_machines as machines
+from app.context import AppContext
 from app.core.chat.records import KnowledgeScope
 from app.core.hardware import format_report, probe_hardware
 from app.core.kb.catalog import DocumentRecord, DocumentStatus
 from app.ui.chat.knowledge_scope_dialog import KnowledgeScopeDialog
 from app.ui.chat.knowledge_scope_tree import STATUS
 from app.ui.i18n import LanguageSwitcher
+from app.ui.main_window import MainWindow
 from app.ui.welcome.welcome_page import WelcomePage
+from tests.ui.conftest import fake_machine, make_services
 
 pytestmark = pytest.mark.gui
 Shot = Callable[[QWidget, str], Path]
 WAIT_MS = 20_000
+LOAD_MS = 60_000  # a tiny model, on a slow and busy machine
 
 
 def _value_lefts(page: WelcomePage) -> set[int]:
@@ -118,3 +122,43 @@ def test_the_scope_dialogs_status_column_shows_every_status_whole_in_chinese(
     qtbot.waitUntil(lambda: tree.headerItem().text(STATUS) == "Status", timeout=WAIT_MS)
     assert all(item is not None and room(item) >= em // 2 for item in items)
     screenshot(dialog, "scope-en-status-whole")
+
+
+def test_the_window_is_usable_at_900_by_600_with_a_model_loaded(
+    qtbot: Any, app_context: AppContext, open_window: Callable[..., MainWindow], tiny_gguf: Path,
+    switcher: LanguageSwitcher, screenshot: Shot
+) -> None:
+    """At 900x600 the gauges dock scrolled: the speed gauge's figures sat below the fold. Now both gauges are
+    whole in the dock, in English and in Chinese, with a model loaded (every legend row shown)."""
+    window = open_window(app_context, make_services(app_context, fake_machine()))
+    window.resize(900, 600)
+    qtbot.waitUntil(lambda: window.width() == 900 and window.height() == 600, timeout=WAIT_MS)
+    assert window.load_model(tiny_gguf)
+    qtbot.waitUntil(lambda: window.model_status.state == "ready", timeout=LOAD_MS)
+    qtbot.waitUntil(lambda: window.sampler.latest is not None and window.sampler.latest.model_loaded,
+                    timeout=WAIT_MS)
+    window.gauges_dock.raise_()
+    gauges = window.gauges
+
+    def whole() -> bool:
+        """Every gauge fits the dock: the panel's least size is within the room it has without scroll bars
+        (so no bar shows), and the last figure is inside the visible area."""
+        body, room = gauges.widget(), gauges.maximumViewportSize()
+        least = body.minimumSizeHint()
+        # A scroll area asks a panel of word-wrapping labels for its height at the width it has.
+        height = max(least.height(), body.heightForWidth(room.width()) if body.hasHeightForWidth() else 0)
+        note = gauges.speed_gauge.note
+        bottom = note.mapTo(body, note.rect().bottomLeft()).y()
+        return height <= room.height() and least.width() <= room.width() and bottom <= room.height()
+
+    qtbot.waitUntil(whole, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: not gauges.verticalScrollBar().isVisible(), timeout=WAIT_MS)
+    assert not gauges.horizontalScrollBar().isVisible() and gauges.speed_gauge.values["roofline"].isVisible()
+    screenshot(window, "window-900x600-en")
+    assert switcher.apply("zh_CN") == "zh_CN"
+    qtbot.waitUntil(lambda: gauges.memory_gauge.title.text() == "内存", timeout=WAIT_MS)
+    qtbot.waitUntil(whole, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: not gauges.verticalScrollBar().isVisible(), timeout=WAIT_MS)
+    screenshot(window, "window-900x600-zh")
+    assert whole() and not gauges.verticalScrollBar().isVisible()  # still, once the window has settled
+    assert gauges.memory_gauge.summary.toolTip()  # the explanation moved into the tooltip, not lost

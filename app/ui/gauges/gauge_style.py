@@ -60,10 +60,17 @@ def segment_name(key: SegmentKey) -> str:
         "runtime": QCoreApplication.translate("Gauges", "Runtime"),
         "embedder": QCoreApplication.translate("Gauges", "Embedding model"),
         "other": QCoreApplication.translate("Gauges", "Other programs"),
-        "cache": QCoreApplication.translate("Gauges", "Page cache (reclaimable, counted as free)"),
+        "cache": QCoreApplication.translate("Gauges", "Page cache"),
         "free": QCoreApplication.translate("Gauges", "Free"),
     }
     return names[key]
+
+
+def segment_note(key: SegmentKey) -> str:
+    """What a segment's short name leaves out (its legend row's tooltip), or ""."""
+    if key == "cache":
+        return QCoreApplication.translate("Gauges", "Files the system keeps in memory: reclaimable, so counted as free")
+    return ""
 
 
 def pool_name(pool: PoolKey) -> str:

@@ -11,7 +11,7 @@ from app.ui.i18n import follow_language
 
 
 class GaugesPanel(QScrollArea):
-    """Both gauges, scrollable when the dock is short."""
+    """Both gauges; the speed plot shrinks before anything scrolls (a 900x600 window shows them whole)."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -20,8 +20,8 @@ class GaugesPanel(QScrollArea):
         self.setFrameShape(QFrame.Shape.NoFrame)
         body = QWidget(self)
         layout = QVBoxLayout(body)
-        layout.setContentsMargins(10, 8, 10, 8)
-        layout.setSpacing(10)
+        layout.setContentsMargins(10, 6, 10, 6)
+        layout.setSpacing(6)
         self.memory_gauge = MemoryGauge(body)
         self.speed_gauge = SpeedGauge(body)
         separator = QFrame(body)
@@ -29,8 +29,7 @@ class GaugesPanel(QScrollArea):
         separator.setFrameShadow(QFrame.Shadow.Sunken)
         layout.addWidget(self.memory_gauge)
         layout.addWidget(separator)
-        layout.addWidget(self.speed_gauge)
-        layout.addStretch(1)
+        layout.addWidget(self.speed_gauge, 1)  # its plot takes the height left, and gives it up first
         self.setWidget(body)
         self.setMinimumWidth(280)
         follow_language(self, self.retranslate_ui)

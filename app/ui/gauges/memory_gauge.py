@@ -23,6 +23,7 @@ class MemoryGauge(QWidget):
         self.title = gauge_title(self)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(4)
         layout.addWidget(self.title)
         self.captions: list[QLabel] = []
         self.bars: list[MemoryBar] = []
@@ -67,11 +68,13 @@ class MemoryGauge(QWidget):
             )
         else:
             text = self.tr("UniDesk holds {0} now.").format(format_gib(held))
-        if snapshot.model_loaded:
-            text += " " + self.tr("Model parts are the memory plan; other programs and free space are measured.")
+        if snapshot.model_loaded:  # how the figures were found: a tooltip, so a short window shows every figure
+            note = self.tr("Model parts are the memory plan; other programs and free space are measured.")
         else:
-            text += " " + self.tr("No model is loaded.")
+            note = self.tr("No model is loaded.")
         self.summary.setText(text)
+        self.summary.setToolTip(note)
+        self.title.setToolTip(note)
 
     def _show_bar(self, index: int, reading: MemoryBarReading) -> None:
         self.captions[index].setText(

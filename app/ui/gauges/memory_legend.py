@@ -6,7 +6,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QGridLayout, QLabel, QWidget
 
 from app.core.services.gauge_readings import MemoryBarReading, SegmentKey
-from app.ui.gauges.gauge_style import SEGMENT_COLORS, SEGMENT_ORDER, format_gib, segment_name
+from app.ui.gauges.gauge_style import SEGMENT_COLORS, SEGMENT_ORDER, format_gib, segment_name, segment_note
 from app.ui.i18n import follow_language
 
 SWATCH_SIZE = 10
@@ -46,6 +46,7 @@ class MemoryLegend(QWidget):
     def retranslate_ui(self) -> None:
         for key, (_, name, _, _) in self._rows.items():
             name.setText(segment_name(key))
+            name.setToolTip(segment_note(key))
         if self.reading is not None:
             self.set_reading(self.reading)
 

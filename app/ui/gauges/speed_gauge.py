@@ -42,9 +42,10 @@ class SpeedGauge(QWidget):
         self.note.setWordWrap(True)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(4)
         layout.addWidget(self.title)
         layout.addLayout(grid)
-        layout.addWidget(self.history)
+        layout.addWidget(self.history, 1)
         layout.addWidget(self.note)
         follow_language(self, self.retranslate_ui)
 

@@ -12,6 +12,7 @@ from app.ui.gauges.gauge_style import format_rate, plot_colors
 from app.ui.i18n import follow_language
 
 HISTORY_S = 60.0
+MIN_HEIGHT, MAX_HEIGHT = 56, 220  # pixels: enough for the line and its two labels; no taller than useful
 
 
 class SpeedHistoryPlot(QWidget):
@@ -20,8 +21,9 @@ class SpeedHistoryPlot(QWidget):
     def __init__(self, parent: QWidget | None = None, history_s: float = HISTORY_S) -> None:
         super().__init__(parent)
         self.setObjectName("speedHistory")
-        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
-        self.setMinimumHeight(90)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+        self.setMinimumHeight(MIN_HEIGHT)  # it gives up height first when the dock is short (a 600-pixel window)
+        self.setMaximumHeight(MAX_HEIGHT)
         self._history_s = history_s
         self.samples: deque[tuple[float, float | None, float | None]] = deque()
         follow_language(self, self.retranslate_ui)
@@ -32,7 +34,9 @@ class SpeedHistoryPlot(QWidget):
         self.update()
 
     def sizeHint(self) -> QSize:
-        return QSize(240, 110)
+        """Its least height: a scroll area sizes a word-wrapping panel by the preferred heights, so a taller
+        hint here made a short dock scroll; the expanding policy gives it the height that is left."""
+        return QSize(240, MIN_HEIGHT)
 
     def add_sample(self, at: float, decode_tok_s: float | None, roofline_tok_s: float | None) -> None:
         """Append one reading (``decode_tok_s`` None while idle) and drop those older than the window."""
