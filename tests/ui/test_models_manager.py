@@ -231,3 +231,28 @@ def test_every_built_in_machine_has_a_translatable_title() -> None:
     from app.ui.models.model_texts import MACHINE_TITLES
 
     assert {profile.title for profile in machine_profiles()} <= set(MACHINE_TITLES)
+
+
+def test_the_catalog_judges_the_settings_as_the_engine_would_load_them_gpu_layers_included(
+    qtbot: Any, tmp_path: Path
+) -> None:
+    """The dialog's badges come from the one settings -> plan request function the engine manager uses:
+    8 GPU layers in the settings leave the rest of a 4B model on the CPU, and the badge says so."""
+    from app.core.models import variant_metadata
+    from app.core.planner import plan_memory
+    from app.core.planner.from_settings import plan_request_from_settings
+    from tests.core.planner.fake_hardware import rtx4090
+
+    settings = Settings.defaults().with_changes({"engine.gpu_layers": 8, "engine.context_length": 8192,
+                                                 "engine.parallel_chats": 2})
+    machine = rtx4090()
+    dialog = open_dialog(qtbot, make_library(tmp_path), machine, UsedModels(), settings)
+    key = ("qwen3-4b", "q4_k_m")
+    fit = dialog.catalog_page.tree.fit(key)
+    model, variant = dialog.library.catalog.find(*key)
+    engine_plan = plan_memory(variant_metadata(model, variant), machine, plan_request_from_settings(settings, "llamacpp"))
+    assert fit is not None and fit.badge == "tight" and "only 8 of" in fit.reason
+    assert (fit.needed_bytes, fit.parallel_chats, fit.context_length) == (
+        engine_plan.total_bytes, engine_plan.parallel_chats, engine_plan.context_length)
+    assert dialog.catalog_page.tree.badge_of(key) == "Tight"
+    assert fit.decode_tok_s == engine_plan.decode_tok_s_roofline_empty
