@@ -70,6 +70,8 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--dtype", choices=("q8_0", "f16"), default="q8_0", help="weights of the generated model")
     parser.add_argument("--model", type=Path, default=None, help="use this GGUF instead of the generated one")
     parser.add_argument("--seqs", default="4", metavar="N[,N...]", help="parallel chats for 'parallel' (default 4)")
+    parser.add_argument("--peer-seqs", default="1,8", metavar="N[,N...]",
+                        help="chats for 'peer_batched_bench' (default 1,8: the issue's single-chat and 8-chat figures)")
     parser.add_argument("--kv", choices=("f16", "q8_0"), default="f16", help="KV cache type of every contender")
     parser.add_argument("--gpu-layers", type=int, default=-1, help="layers to offload (-1: all; none on CPU builds)")
     parser.add_argument("--prompt-tokens", type=int, default=None, help="prompt length (default 128, quick 64)")
@@ -106,6 +108,7 @@ def build_plan(arguments: argparse.Namespace) -> BenchPlan:
         kv_cache_dtype=arguments.kv,
         gpu_layers=arguments.gpu_layers,
         parallel_sequences=tuple(int(n) for n in arguments.seqs.split(",") if n.strip()),
+        peer_sequences=tuple(int(n) for n in arguments.peer_seqs.split(",") if n.strip()),
     )
 
 
@@ -145,6 +148,9 @@ def main(argv: list[str] | None = None) -> int:
         if name == "parallel":
             runs += [(f"parallel_{n}", functools.partial(measure_parallel, plan, shared, n))
                      for n in plan.parallel_sequences]
+        elif name == "peer_batched_bench":
+            runs += [(f"peer_batched_bench_{n}", functools.partial(measure_batched_bench, plan, shared, n))
+                     for n in plan.peer_sequences]
         else:
             runs.append((name, functools.partial(MEASUREMENTS[name], plan, shared)))
     for name, measurement in runs:

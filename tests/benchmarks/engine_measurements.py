@@ -47,6 +47,7 @@ class BenchPlan:
     kv_cache_dtype: str = "f16"
     gpu_layers: int = -1  # all layers, as the app offloads when the GPU has room
     parallel_sequences: tuple[int, ...] = (4,)
+    peer_sequences: tuple[int, ...] = (1, 8)
 
     def engine_config(self, sequences: int, warm_up: bool = True) -> EngineConfig:
         return EngineConfig(

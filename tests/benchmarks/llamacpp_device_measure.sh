@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Every measurement of one NVIDIA lease, in order, each result written as soon as it exists (started in the
+# background by `llamacpp_gpu_session.sh measure`, after `setup`; the environment comes from that script).
+#  1. waits for the CUDA build;
+#  2. GPU: bench_llamacpp_gpu on the 1B shape (engine vs minimal loop vs llama-bench at 1 chat; 1/4/16 chats vs
+#     llama-batched-bench; TTFT; HBM roofline; q8_0 KV; `unidesk bench`) and on the 8B shape (1 and 16 chats);
+#  3. CPU with the GPU hidden (CUDA_VISIBLE_DEVICES= and 0 GPU layers, 4 threads for the engine and the tools):
+#     the engine benchmark against llama-server -np 4 and llama-batched-bench at 1 and 8 chats, and the first
+#     request after load, on the benchmark's model and on the issue's outside shape (cpu-1024);
+#  4. tests/benchmarks/gpu_embedder_coexistence.py when the project has it (capped at 120 s).
+# UD_STEPS (default "gpu cpu coexistence") picks steps; UD_CPU_THREADS (default 4).
+set -u
+source "$(dirname "$0")/llamacpp_gpu_session.sh" env 2>/dev/null || true
+out=$UD_OUT
+mkdir -p $out
+cd $UD_APP || exit 1
+log() { echo "[$(date -u +%T)] $*" | tee -a $out/driver.log; }
+steps=${UD_STEPS:-gpu cpu coexistence}
+threads=${UD_CPU_THREADS:-4}
+
+log "waiting for the build"
+for _ in $(seq 1200); do [ -f /tmp/ud-build.rc ] && break; sleep 1; done
+log "build rc $(cat /tmp/ud-build.rc 2>/dev/null || echo missing); tools: $(ls $UD_BUILD/bin 2>/dev/null | grep -E 'llama-(bench|batched-bench|server)$' | tr '\n' ' ')"
+# the engine benchmark's peers are looked up in UNIDESK_BENCH_CACHE/llama.cpp-<version>/build/bin
+mkdir -p $UNIDESK_BENCH_CACHE/llama.cpp-0.3.36/build
+ln -sfn $UD_BUILD/bin $UNIDESK_BENCH_CACHE/llama.cpp-0.3.36/build/bin
+
+if [[ " $steps " == *" gpu "* ]]; then
+  log "GPU: 1B shape"
+  python3 -m tests.benchmarks.bench_llamacpp_gpu --tools $UD_BUILD/bin --out $out --tag h200-1b --kv-q8 --unidesk \
+    $UD_MODELS/llama3.2-1b-q8_0.gguf > $out/gpu_1b.txt 2> $out/gpu_1b.log
+  cat $out/gpu_1b.txt >> $out/summary.txt
+  log "GPU: 8B shape"
+  python3 -m tests.benchmarks.bench_llamacpp_gpu --tools $UD_BUILD/bin --out $out --tag h200-8b --only overhead,parallel \
+    --seqs 16 $UD_MODELS/llama3.1-8b-q8_0.gguf > $out/gpu_8b.txt 2> $out/gpu_8b.log
+  cat $out/gpu_8b.txt >> $out/summary.txt
+fi
+
+if [[ " $steps " == *" cpu "* ]]; then
+  bench_model=$(python3 -c "from tests.benchmarks.bench_llamacpp_engine import benchmark_model; print(benchmark_model('q8_0'))")
+  for model in $bench_model $UD_MODELS/cpu-1024-q8_0.gguf; do
+    name=$(basename $model .gguf)
+    log "CPU ($threads threads, GPU hidden): $name"
+    CUDA_VISIBLE_DEVICES= python3 -m tests.benchmarks.bench_llamacpp_engine --model $model --threads $threads \
+      --gpu-layers 0 --only overhead,parallel,warmup,peer_server,peer_batched_bench --seqs 4,8 --peer-seqs 1,8 \
+      --repeats 3 > $out/cpu_$name.json 2> $out/cpu_$name.log
+    python3 - $out/cpu_$name.json >> $out/summary.txt <<'EOF'
+import json, sys
+try:
+    report = json.load(open(sys.argv[1]))
+except Exception as error:
+    print(f"CPU {sys.argv[1]}: no JSON ({error})"); sys.exit()
+print(f"== CPU {report['model']['path']} ({report['plan']['threads']} threads)")
+for name, result in report["results"].items():
+    print(f"  {name}: {json.dumps({k: result.get(k) for k in ('ratio', 'target', 'passed', 'error') if k in result})}")
+EOF
+  done
+fi
+
+if [[ " $steps " == *" coexistence "* ]] && [ -f tests/benchmarks/gpu_embedder_coexistence.py ]; then
+  log "embedder coexistence"
+  timeout 120 python3 -m tests.benchmarks.gpu_embedder_coexistence --model $UD_MODELS/llama3.2-1b-q8_0.gguf \
+    > $out/embedder_coexistence.json 2> $out/embedder_coexistence.log
+  echo "embedder coexistence rc $?: $(head -c 600 $out/embedder_coexistence.json)" >> $out/summary.txt
+fi
+log "done"
+touch $out/done
