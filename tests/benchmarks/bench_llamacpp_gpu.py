@@ -163,7 +163,8 @@ def summary_lines(model_results: dict[str, Any], bandwidth: float) -> list[str]:
                      f"llama-bench {(tg or 0) / roof:.2f}")
     bench = _get(model_results, "batched_bench", "s_tg_tok_s") or {}
     if single and bench.get("1"):
-        lines.append(f"1 chat: engine {single:.1f}, batched-bench S_TG(B=1) {bench['1']:.1f} -> {single / bench['1']:.3f}")
+        lines.append(f"1 chat: engine {single:.1f}, batched-bench S_TG(B=1) {bench['1']:.1f} "
+                     f"-> {single / bench['1']:.3f}")
     for n in ("4", "16"):
         aggregate = _get(engine, f"parallel_{n}", "engine_aggregate_decode_tok_s", "median")
         peer = bench.get(n)
