@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from PySide6.QtCore import QRect, Qt, QUrl, Signal
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QFrame, QLabel, QLayout, QScrollArea, QVBoxLayout, QWidget
 
 from app.ui.chat.message_entries import MessageEntry
@@ -13,6 +14,9 @@ from app.ui.i18n import follow_language
 
 BOTTOM_SLACK_PX = 24
 """Within this distance of the end, the list counts as "at the bottom" and follows new text."""
+READING_WIDTH_PX = 800
+"""Messages are at most this wide, centred: longer lines are hard to read on a wide window."""
+SIDE_MARGIN_PX = 16
 
 
 class MessageList(QScrollArea):
@@ -39,7 +43,7 @@ class MessageList(QScrollArea):
         self.content = QWidget(self)
         self.content.setObjectName("messageListContent")
         self._layout = QVBoxLayout(self.content)
-        self._layout.setContentsMargins(16, 12, 16, 12)
+        self._layout.setContentsMargins(SIDE_MARGIN_PX, 12, SIDE_MARGIN_PX, 12)
         self._layout.setSpacing(10)
         # The column grows before its messages are placed: without it, a growing answer first squeezed every
         # message above it by a pixel and then let them grow back (two moves and a resize of each per frame).
@@ -62,6 +66,17 @@ class MessageList(QScrollArea):
     def retranslate_ui(self) -> None:
         """The list's name (its empty hint is the chat view's; each message rewrites its own texts)."""
         self.setAccessibleName(self.tr("Messages"))
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._cap_reading_width()
+
+    def _cap_reading_width(self) -> None:
+        """Centre the messages in a column of at most ``READING_WIDTH_PX`` (margins change only on resize)."""
+        side = max(SIDE_MARGIN_PX, (self.viewport().width() - READING_WIDTH_PX) // 2)
+        margins = self._layout.contentsMargins()
+        if margins.left() != side or margins.right() != side:
+            self._layout.setContentsMargins(side, margins.top(), side, margins.bottom())
 
     def set_empty_hint(self, text: str) -> None:
         self.empty_hint.setText(text)

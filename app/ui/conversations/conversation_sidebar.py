@@ -75,7 +75,8 @@ class ConversationSidebar(QWidget):
         self.list = QListWidget(self)
         self.list.setObjectName("conversationList")
         self.list.setWordWrap(False)
-        self.list.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.list.setTextElideMode(Qt.TextElideMode.ElideRight)  # long titles end in "…"; the tooltip has them whole
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.results = SearchResultDelegate(self.list)
         self.list.setItemDelegate(self.results)
         self.list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)

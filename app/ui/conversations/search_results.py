@@ -90,10 +90,12 @@ class SearchResultDelegate(QStyledItemDelegate):
         self.query = ""
 
     def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> QSize:
+        """As tall as the row's lines; no width of its own, so a row is as wide as the list and its title is
+        elided there (a long title's width made the list scroll sideways and clipped every title)."""
         size = super().sizeHint(option, index)
         if self.query and index.data(SNIPPET_ROLE):
-            return QSize(size.width(), size.height() + option.fontMetrics.height() + PADDING)
-        return size
+            return QSize(1, size.height() + option.fontMetrics.height() + PADDING)
+        return QSize(1, size.height())
 
     def lines(self, index: QModelIndex | QPersistentModelIndex, metrics: QFontMetrics,
               width: int) -> list[tuple[str, list[Span]]]:
