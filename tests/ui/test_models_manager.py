@@ -208,7 +208,9 @@ def test_a_mixture_of_experts_says_its_active_parameters_in_chinese(
     assert "3.3B" in row.text(0) and "激活" in row.text(0)
 
 
-def test_the_installed_list_marks_the_loaded_model(qtbot: Any, tmp_path: Path, tiny_gguf: Path) -> None:
+def test_the_installed_list_marks_the_loaded_model(
+    qtbot: Any, tmp_path: Path, tiny_gguf: Path, switcher: LanguageSwitcher
+) -> None:
     from app.ui.models.model_manager_dialog import ModelManagerDialog
 
     used = UsedModels()
@@ -224,6 +226,10 @@ def test_the_installed_list_marks_the_loaded_model(qtbot: Any, tmp_path: Path, t
     qtbot.waitUntil(lambda: len(dialog.local_page.models()) == 1, timeout=WAIT_MS)
     row = dialog.local_page.list.topLevelItem(0)
     assert row.text(0).endswith("(loaded)") and row.font(0).bold()
+    assert switcher.apply("zh_CN") == "zh_CN"  # the mark was dropped when the list was rewritten in Chinese
+    qtbot.waitUntil(lambda: dialog.local_page.use_button.text() == "使用此模型", timeout=WAIT_MS)
+    row = dialog.local_page.list.topLevelItem(0)
+    assert row.text(0).endswith("（已加载）") and row.font(0).bold()
 
 
 def test_every_built_in_machine_has_a_translatable_title() -> None:

@@ -74,6 +74,7 @@ class LocalModelsPage(QWidget):
         layout.addWidget(self.list, 1)
         layout.addLayout(buttons)
         self._models: dict[str, LocalModel] = {}
+        self._loaded: Path | None = None
         self.retranslate_ui()
         self.show_models(())
 
@@ -88,7 +89,7 @@ class LocalModelsPage(QWidget):
         self.delete_button.setText(self.tr("Delete…"))
         self.delete_button.setToolTip(self.tr("Downloaded models are deleted from disk; your own files are only "
                                               "removed from this list"))
-        self.show_models(tuple(self._models.values()))
+        self.show_models(tuple(self._models.values()), self._loaded)  # the loaded mark stays in the new language
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.LanguageChange:
@@ -99,6 +100,7 @@ class LocalModelsPage(QWidget):
         """Show ``models``, keeping the selection; the one at ``loaded`` (the model in use) is marked."""
         selected = self.selected_model()
         self._models = {model.id: model for model in models}
+        self._loaded = loaded
         self.list.clear()
         for model in models:
             item = QTreeWidgetItem(self.list)
