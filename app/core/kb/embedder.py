@@ -306,9 +306,11 @@ class Embedder:
                     self._model = LocalEmbeddingModel(self.source, self._requested_device, self._cache_folder)
 
     def close(self) -> None:
-        """Stop the model's child process, if any (the next use starts it again)."""
+        """Stop the model's child process, if any (the next use starts it again); a model in process stays."""
         with self._load_lock:
-            model, self._model = self._model, None
+            model = self._model
+            if isinstance(model, ChildEmbeddingModel):
+                self._model = None
         if isinstance(model, ChildEmbeddingModel):
             model.close()
 

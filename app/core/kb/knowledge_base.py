@@ -88,6 +88,13 @@ class EmbedderPool:
                 self._embedders[key] = embedder
             return embedder
 
+    def close(self) -> None:
+        """Stop the models' child processes, if they run in any (a later use starts them again)."""
+        with self._lock:
+            embedders = list(self._embedders.values())
+        for embedder in embedders:
+            embedder.close()
+
     def queries_waiting(self) -> int:
         """Questions being embedded by any model here (during a model switch searches use the old one)."""
         with self._lock:
@@ -117,6 +124,7 @@ class KnowledgeBase:
         self.folder = folder
         self.settings = settings
         self.embedders = embedders or EmbedderPool()
+        self._owns_embedders = embedders is None
         self.vector_store = VectorStore(folder / CHROMA_FOLDER_NAME, settings.str_value("kb.chroma_server_url"))
         self._lock = threading.RLock()
         self._connection: sqlite3.Connection = open_database(self.database_path)
@@ -132,8 +140,13 @@ class KnowledgeBase:
         return self.folder / DATABASE_FILE_NAME
 
     def close(self) -> None:
+        """Close the database and stop the model processes this knowledge base started (not a shared pool's)."""
         with self._lock:
             self._connection.close()
+            if self._reranker is not None:
+                self._reranker.close()
+        if self._owns_embedders:
+            self.embedders.close()
 
     def __enter__(self) -> KnowledgeBase:
         return self

@@ -231,3 +231,20 @@ def _tiny_cross_encoder(folder: Path) -> Path:
     BertForSequenceClassification(config).save_pretrained(folder)
     tokenizer.save_pretrained(folder)
     return folder
+
+
+def test_closing_the_knowledge_base_stops_its_models_processes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from app.core.config import Settings
+    from app.core.kb.knowledge_base import KnowledgeBase
+
+    fake_build = tmp_path / "llama-lib"
+    fake_build.mkdir()
+    (fake_build / "libggml-cuda.so").write_bytes(b"")
+    monkeypatch.setenv("LLAMA_CPP_LIB_PATH", str(fake_build))
+    knowledge_base = KnowledgeBase(tmp_path / "kb", Settings({"kb.embedding_model": "all-MiniLM-L6-v2"}))
+    embedder = knowledge_base.embedders.get("all-MiniLM-L6-v2")
+    embedder.load()
+    assert embedder.child_pid is not None, "a GPU build of llama.cpp puts the embedder in a child process"
+    child = psutil.Process(embedder.child_pid)
+    knowledge_base.close()
+    _wait_for_exit(child)
