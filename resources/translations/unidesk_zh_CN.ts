@@ -2731,6 +2731,10 @@
         <source>Messages</source>
         <translation>消息列表</translation>
     </message>
+    <message>
+        <source>Earlier messages above this line are not sent to the model (context full)</source>
+        <translation>此线以上的较早消息不会发送给模型（上下文已满）</translation>
+    </message>
 </context>
 <context>
     <name>MessageWidget</name>

@@ -174,3 +174,40 @@ def test_typing_without_a_pause_still_moves_the_meter(
                  for earlier, later in itertools.pairwise([started, *keystrokes, time.monotonic()]))
     assert view.preview.runs - runs <= forced + pauses + 1
     qtbot.waitUntil(lambda: view.meter.parts().get("question", 0) > 20, timeout=PREVIEW_TIMEOUT_MS)
+
+
+def test_earlier_turns_left_out_of_the_context_are_marked_in_the_conversation(
+    qtbot: Any, chat_windows: ChatWindows, tiny_gguf: Path, screenshot: Shot
+) -> None:
+    """Once a long chat no longer fits the context, a quiet line in the conversation says which messages the
+    model no longer sees (it was only in the tooltip of the answer's notes icon)."""
+    window = chat_windows.open(tiny_gguf, context_length=512)
+    view, _sidebar, store = chat_of(window)
+    view.sampling = greedy(32, ignore_eos=True)
+    dropped = 0
+    for turn in range(10):
+        assert view.send(f"Question {turn}: " + "lorem ipsum dolor sit amet " * 12)
+        conversation_id = view.conversation_id
+        assert conversation_id is not None
+        wait_until_done(qtbot, view, conversation_id)
+        answer = store.branch(conversation_id)[-1]
+        assert answer.finish_reason == "length", answer.settings
+        dropped = int(answer.settings.get("history_dropped", 0))
+        if dropped:
+            break
+    assert dropped > 0, "the chat never outgrew the 512-token context"
+    assert conversation_id is not None
+    branch = store.branch(conversation_id)
+    first_sent = branch[dropped]  # every earlier turn has text, so the first `dropped` messages were left out
+    assert first_sent.role == "user"
+    marker = view.messages.cut_marker
+    qtbot.waitUntil(marker.isVisible, timeout=PREVIEW_TIMEOUT_MS)
+    assert view.messages.cut_before == first_sent.id
+    assert "not sent to the model" in view.messages.cut_label.text()
+    above = view.messages.widget_for(branch[dropped - 1].id)
+    below = view.messages.widget_for(first_sent.id)
+    assert above is not None and below is not None
+    qtbot.waitUntil(lambda: above.geometry().bottom() < marker.geometry().top()
+                    and marker.geometry().bottom() < below.geometry().top(), timeout=PREVIEW_TIMEOUT_MS)
+    view.messages.ensureWidgetVisible(marker)
+    screenshot(window, "chat-42-context-cut-marker")

@@ -39,7 +39,7 @@ def test_long_titles_are_elided_in_the_sidebar_without_sideways_scrolling(
     assert not rows.horizontalScrollBar().isVisible()
     assert rows.visualItemRect(item).width() <= viewport  # the row ends at the list's edge: its text is elided
     assert LONG_TITLE in item.toolTip()
-    screenshot(window, "chat-20-sidebar-long-title")
+    screenshot(window, "chat-40-sidebar-long-title")
 
 
 def test_messages_keep_a_readable_width_centred_on_a_wide_window(
@@ -61,4 +61,4 @@ def test_messages_keep_a_readable_width_centred_on_a_wide_window(
         left = widget.mapTo(viewport, widget.rect().topLeft()).x()
         right = viewport.width() - (left + widget.width())
         assert abs(left - right) <= 2, (left, right)  # centred
-    screenshot(window, "chat-21-wide-window")
+    screenshot(window, "chat-41-wide-window")

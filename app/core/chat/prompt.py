@@ -121,13 +121,14 @@ class AssembledPrompt:
         }
 
 
+def enters_prompt(message: Message) -> bool:
+    """Whether a stored message becomes a turn of the prompt history (user turns, and answers with text)."""
+    return message.role != "system" and (bool(message.text.strip()) or message.role == "user")
+
+
 def history_messages(messages: Sequence[Message]) -> list[PromptMessage]:
     """A stored branch as prompt history: user and assistant turns with text (failed empty answers skipped)."""
-    return [
-        PromptMessage(message.role, message.text)
-        for message in messages
-        if message.role != "system" and (message.text.strip() or message.role == "user")
-    ]
+    return [PromptMessage(message.role, message.text) for message in messages if enters_prompt(message)]
 
 
 def answer_reserve(context_length: int, max_answer_tokens: int) -> int:

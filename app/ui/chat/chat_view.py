@@ -27,7 +27,7 @@ from app.ui.chat.context_meter import ContextMeter
 from app.ui.chat.context_preview import ContextPreview
 from app.ui.chat.knowledge_scope_button import KnowledgeScopeButton
 from app.ui.chat.link_check import LinkConfirmer, ask_before_opening, open_checked
-from app.ui.chat.message_entries import entries_for
+from app.ui.chat.message_entries import entries_for, first_sent_id
 from app.ui.chat.message_list import MessageList
 from app.ui.chat.passage_popup import PassagePopup
 from app.ui.chat.running_answers import FinishedAnswer, RunningAnswers
@@ -157,9 +157,10 @@ class ChatView(QWidget):
         self._show_title()
         streaming = self.running.streaming_message(conversation_id)
         streamed = {streaming[0]: streaming[1]} if streaming is not None else {}
-        entries = entries_for(self.store.branch(conversation_id), self.store.messages(conversation_id),
+        branch = self.store.branch(conversation_id)
+        entries = entries_for(branch, self.store.messages(conversation_id),
                               streaming[0] if streaming is not None else None)
-        self.messages.show_entries(entries, streamed)
+        self.messages.show_entries(entries, streamed, first_sent_id(branch))
         self.composer.set_busy(streaming is not None)
 
     def _show_title(self) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from app.core.chat.prompt import enters_prompt
 from app.core.chat.records import Message
 
 
@@ -28,6 +29,24 @@ class MessageEntry:
     def can_continue(self) -> bool:
         message = self.message
         return message.can_continue and bool(message.text.strip()) and not self.streaming
+
+
+def first_sent_id(branch: Sequence[Message]) -> str | None:
+    """The oldest message of ``branch`` its latest answer still sent to the model, when older ones had to be left
+    out to fit the context (None when nothing was left out). Counts what the answer's prompt counted: the turns
+    before its question that enter a prompt (``history_messages``), oldest dropped first."""
+    for index in range(len(branch) - 1, 0, -1):
+        answer = branch[index]
+        dropped = answer.settings.get("history_dropped") if answer.role == "assistant" else None
+        if not isinstance(dropped, int):
+            continue
+        question = next((position for position in range(index - 1, -1, -1)
+                         if branch[position].id == answer.parent_id), None)
+        if dropped <= 0 or question is None:
+            return None
+        sent = [message for message in branch[:question] if enters_prompt(message)]
+        return sent[dropped].id if dropped < len(sent) else branch[question].id
+    return None
 
 
 def entries_for(

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from PySide6.QtCore import QRect, Qt, QUrl, Signal
+from PySide6.QtCore import QRect, QSize, Qt, QUrl, Signal
 from PySide6.QtGui import QResizeEvent
-from PySide6.QtWidgets import QFrame, QLabel, QLayout, QScrollArea, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QLayout, QScrollArea, QVBoxLayout, QWidget
 
 from app.ui.chat.message_entries import MessageEntry
 from app.ui.chat.message_widget import MessageWidget
@@ -17,6 +17,17 @@ BOTTOM_SLACK_PX = 24
 READING_WIDTH_PX = 800
 """Messages are at most this wide, centred: longer lines are hard to read on a wide window."""
 SIDE_MARGIN_PX = 16
+
+
+class _OneLineLabel(QLabel):
+    """A word-wrapped label that asks for one line's width (a plain wrapped label asks for a narrow block)."""
+
+    def sizeHint(self) -> QSize:
+        width = self.fontMetrics().horizontalAdvance(self.text()) + 2 * self.margin() + 4
+        return QSize(width, self.heightForWidth(width))
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(min(self.sizeHint().width(), 120), super().minimumSizeHint().height())
 
 
 class MessageList(QScrollArea):
@@ -55,6 +66,9 @@ class MessageList(QScrollArea):
         self.empty_hint.setEnabled(False)
         self._layout.addWidget(self.empty_hint)
         self._layout.addStretch(1)
+        self.cut_marker = self._cut_marker()
+        self.cut_before: str | None = None
+        """The message the marker line stands above: the oldest one still sent to the model (None: no line)."""
         self.setWidget(self.content)
         self.widgets: dict[str, MessageWidget] = {}
         self._order: list[str] = []
@@ -66,6 +80,7 @@ class MessageList(QScrollArea):
     def retranslate_ui(self) -> None:
         """The list's name (its empty hint is the chat view's; each message rewrites its own texts)."""
         self.setAccessibleName(self.tr("Messages"))
+        self.cut_label.setText(self.tr("Earlier messages above this line are not sent to the model (context full)"))
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
@@ -81,8 +96,38 @@ class MessageList(QScrollArea):
     def set_empty_hint(self, text: str) -> None:
         self.empty_hint.setText(text)
 
-    def show_entries(self, entries: Sequence[MessageEntry], streamed: dict[str, str]) -> None:
-        """Show ``entries`` in order; ``streamed`` maps streaming message ids to the text written so far."""
+    def _cut_marker(self) -> QWidget:
+        """A quiet line across the column with a short sentence in the middle, hidden until needed."""
+        marker = QWidget(self.content)
+        marker.setObjectName("contextCutMarker")
+        row = QHBoxLayout(marker)
+        row.setContentsMargins(0, 2, 0, 2)
+        self.cut_label = _OneLineLabel(marker)
+        self.cut_label.setObjectName("contextCutLabel")
+        self.cut_label.setEnabled(False)  # drawn in the palette's muted text colour
+        self.cut_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.cut_label.setWordWrap(True)
+        row.addWidget(self._rule(marker), 1)
+        row.addWidget(self.cut_label)  # as wide as its words (wrapped only in a narrow column)
+        row.addWidget(self._rule(marker), 1)
+        marker.setVisible(False)
+        return marker
+
+    @staticmethod
+    def _rule(parent: QWidget) -> QFrame:
+        rule = QFrame(parent)
+        rule.setFrameShape(QFrame.Shape.HLine)
+        rule.setFrameShadow(QFrame.Shadow.Sunken)
+        rule.setEnabled(False)
+        rule.setMinimumWidth(24)
+        return rule
+
+    def show_entries(self, entries: Sequence[MessageEntry], streamed: dict[str, str],
+                     cut_before: str | None = None) -> None:
+        """Show ``entries`` in order; ``streamed`` maps streaming message ids to the text written so far;
+        ``cut_before``: the oldest message still sent to the model, when older ones were left out (a marker
+        line above it says so)."""
+        self._layout.removeWidget(self.cut_marker)
         wanted = [entry.message.id for entry in entries]
         for message_id in [identifier for identifier in self._order if identifier not in wanted]:
             widget = self.widgets.pop(message_id)
@@ -104,6 +149,13 @@ class MessageList(QScrollArea):
                 self._layout.insertWidget(index + 1, widget)
         self._order = wanted
         self.empty_hint.setVisible(not entries)
+        self._place_cut_marker(cut_before if cut_before in self.widgets and cut_before != wanted[0] else None)
+
+    def _place_cut_marker(self, cut_before: str | None) -> None:
+        self.cut_before = cut_before
+        if cut_before is not None:
+            self._layout.insertWidget(self._layout.indexOf(self.widgets[cut_before]), self.cut_marker)
+        self.cut_marker.setVisible(cut_before is not None)
 
     def widget_for(self, message_id: str) -> MessageWidget | None:
         return self.widgets.get(message_id)
