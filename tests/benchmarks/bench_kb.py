@@ -21,7 +21,7 @@ from typing import Any
 from tests.benchmarks.bench_support import wait_for_idle_machine
 from tests.benchmarks.kb_instrument import load_average, log, machine_facts
 
-MEASUREMENTS = ("ingestion", "query", "readd")
+MEASUREMENTS = ("ingestion", "query", "query_dimensions", "readd")
 
 
 def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
@@ -34,6 +34,8 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--rounds", type=int, default=None, help="ingestion rounds (default 2, quick 1)")
     parser.add_argument("--files", type=int, default=None, help="ingestion corpus files (default 300, quick 40)")
     parser.add_argument("--chunks", type=int, default=None, help="query: chunks in the large index (default 100000)")
+    parser.add_argument("--dimensions", default="384,1024",
+                        help="query_dimensions: vector dimensions to measure (default 384,1024)")
     parser.add_argument("--queries", type=int, default=None, help="query: timed queries (default 240, quick 40)")
     parser.add_argument("--wait-idle", type=float, default=0.0, metavar="MINUTES",
                         help="first wait up to this long for the 1-minute load average to drop below 1")
@@ -55,6 +57,7 @@ def selected(arguments: argparse.Namespace) -> list[str]:
 def _runners(arguments: argparse.Namespace, work_dir: Path) -> dict[str, Callable[[], dict[str, Any]]]:
     from tests.benchmarks.kb_ingestion import IngestionPlan, measure_ingestion
     from tests.benchmarks.kb_query import QueryPlan, measure_query_latency
+    from tests.benchmarks.kb_query_dimensions import DimensionsPlan, measure_query_dimensions
     from tests.benchmarks.kb_readd import ReaddPlan, measure_readd
     from tests.benchmarks.llamacpp_tools import bench_cache_dir
 
@@ -67,10 +70,14 @@ def _runners(arguments: argparse.Namespace, work_dir: Path) -> dict[str, Callabl
     large = arguments.chunks or (20_000 if quick else 100_000)
     query = QueryPlan(large_chunks=large, small_chunks=min(10_000, large // 2),
                       queries=arguments.queries or (40 if quick else 240), cache_root=bench_cache_dir() / "kb")
+    dimensions = DimensionsPlan(chunks=large, queries=arguments.queries or (40 if quick else 240),
+                                dimensions=tuple(int(part) for part in arguments.dimensions.split(",") if part.strip()),
+                                cache_root=bench_cache_dir() / "kb")
     readd = ReaddPlan(files=200 if quick else 1000, repeats=3)
     return {
         "ingestion": lambda: measure_ingestion(ingestion, _fresh(work_dir / "ingestion")),
         "query": lambda: measure_query_latency(query),
+        "query_dimensions": lambda: measure_query_dimensions(dimensions),
         "readd": lambda: measure_readd(readd, _fresh(work_dir / "readd")),
     }
 

@@ -1,11 +1,12 @@
-"""A large knowledge base for the query benchmark, written through the KB's own storage code and cached.
+"""A large knowledge base for the query benchmarks, written through the KB's own storage code and cached.
 
 Embedding 100k chunks takes ~20 minutes on 2 cores, so the index is built honestly but
 cheaply: every chunk is a distinct generated text stored by the real catalog and chunk store
 (documents rows, chunks rows, FTS5 keyword rows, vector-space membership) and a real chromadb
-vector; the vectors are MiniLM embeddings of ``BASE_TEXTS`` base texts, each chunk beyond them
-a variant of one base text (35% of its words redrawn) whose vector is the base's plus small
-Gaussian noise, renormalised.
+vector. Where the vectors come from is a :class:`VectorSource`: MiniLM embeddings of ``BASE_TEXTS``
+base texts, each chunk beyond them a variant of one base text (35% of its words redrawn) whose vector is
+the base's plus small Gaussian noise, renormalised (:func:`minilm_source`); or random unit vectors of a
+model's dimension (:func:`random_unit_source`, for models that cannot be downloaded here).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import json
 import random
 import shutil
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -36,7 +37,7 @@ if TYPE_CHECKING:
     import numpy as np
     from numpy.typing import NDArray
 
-INDEX_VERSION = 1
+INDEX_VERSION = 2
 """Bump when the generated index changes, so stale cached ones are rebuilt."""
 BASE_TEXTS = 2000
 CHINESE_BASES_FROM = 1600  # bases 1600..1999 are Chinese: 20% of all chunks
@@ -132,19 +133,86 @@ def _chunks(title: str, chunk_texts: list[str], token_counts: list[int]) -> list
     return chunks
 
 
-def build_index(folder: Path, chunk_count: int, texts: ChunkTexts, embedder: Embedder,
-                vectors: NDArray[np.float32]) -> dict[str, Any]:
-    """Write ``chunk_count`` chunks into a knowledge base at ``folder`` (KB's own storage classes)."""
+VectorBlock = Callable[[list[int]], "NDArray[np.float32]"]
+"""Unit vectors (rows) for these chunk indexes, asked for in increasing order, each index once."""
+
+
+@dataclass(frozen=True)
+class VectorSource:
+    """The vector space an index is built in: the model it names, its dimension, and its vectors."""
+
+    model_name: str
+    model_key: str
+    dimension: int
+    vectors: VectorBlock
+    base_tokens: tuple[int, ...]
+    """Token counts of the base texts (stored with each chunk)."""
+    description: str
+    tag: str
+    """Part of the cache folder's name: indexes of different sources never mix."""
+
+
+def minilm_source(texts: ChunkTexts, embedder: Embedder, cache_dir: Path) -> VectorSource:
+    """MiniLM vectors of the base texts; every variant chunk is its base's vector plus noise."""
     import numpy as np
 
+    vectors = base_vectors(texts, embedder, cache_dir)
+    noise = np.random.default_rng(5)
+
+    def block(rows: list[int]) -> NDArray[np.float32]:
+        chosen = vectors[[row % BASE_TEXTS for row in rows]].copy()
+        varied = np.array([row >= BASE_TEXTS for row in rows])
+        chosen[varied] += noise.normal(0.0, NOISE_SIGMA, size=(int(varied.sum()), chosen.shape[1])).astype(
+            np.float32)
+        chosen /= np.linalg.norm(chosen, axis=1, keepdims=True)
+        return chosen
+
+    return VectorSource(embedder.model_name, embedder.source.key, int(vectors.shape[1]), block,
+                        tuple(embedder.count_tokens(text) for text in texts.bases), vectors_description(),
+                        embedder.source.key)
+
+
+def random_unit_source(model_name: str, model_key: str, dimension: int, texts: ChunkTexts) -> VectorSource:
+    """Random unit vectors of ``dimension`` (normal in every coordinate, normalised), seeded by the dimension:
+    the cost of vector search depends on the dimension and the count, not on what the vectors mean."""
+    import numpy as np
+
+    generator = np.random.default_rng(dimension)
+
+    def block(rows: list[int]) -> NDArray[np.float32]:
+        chosen = generator.standard_normal((len(rows), dimension)).astype(np.float32)
+        chosen /= np.linalg.norm(chosen, axis=1, keepdims=True)
+        return chosen
+
+    estimate = TextTokens()
+    return VectorSource(
+        model_name, model_key, dimension, block, tuple(estimate(text) for text in texts.bases),
+        f"random unit vectors of dimension {dimension} (a stand-in for {model_name}, whose weights cannot be "
+        "downloaded here); the query vector is made the same way, seeded by the question's text",
+        f"random{dimension}",
+    )
+
+
+class TextTokens:
+    """A token estimate without a model: CJK characters and words (what the chunk rows record)."""
+
+    def __init__(self) -> None:
+        import re
+
+        self._pattern = re.compile(r"[\u4e00-\u9fff]|\w+")
+
+    def __call__(self, text: str) -> int:
+        return len(self._pattern.findall(text))
+
+
+def build_index(folder: Path, chunk_count: int, texts: ChunkTexts, source: VectorSource) -> dict[str, Any]:
+    """Write ``chunk_count`` chunks into a knowledge base at ``folder`` (KB's own storage classes)."""
     started = time.perf_counter()
     connection = open_database(folder / DATABASE_FILE_NAME)
     store = VectorStore(folder / CHROMA_FOLDER_NAME)
     with transaction(connection):
-        space, _ = ensure_target_space(connection, knowledge_base_id(connection), embedder.model_name,
-                                       embedder.source.key, int(vectors.shape[1]))
-    base_tokens = [embedder.count_tokens(text) for text in texts.bases]
-    noise = np.random.default_rng(5)
+        space, _ = ensure_target_space(connection, knowledge_base_id(connection), source.model_name,
+                                       source.model_key, source.dimension)
     seen: set[str] = set()
     pending: list[tuple[int, list[str]]] = []
 
@@ -158,7 +226,7 @@ def build_index(folder: Path, chunk_count: int, texts: ChunkTexts, embedder: Emb
                 body = "\n\n".join(chunk_texts)
                 content_hash = hashlib.sha256(body.encode()).hexdigest()
                 first = document * CHUNKS_PER_DOCUMENT
-                tokens = [base_tokens[(first + i) % BASE_TEXTS] for i in range(len(chunk_texts))]
+                tokens = [source.base_tokens[(first + i) % BASE_TEXTS] for i in range(len(chunk_texts))]
                 document_id = insert_pending(connection, path, len(body.encode()), 0, SOURCE_FOLDER)
                 insert_chunks(connection, document_id, _chunks(f"Document {document}", chunk_texts, tokens))
                 mark_indexed(connection, document_id, IndexedFacts(
@@ -167,11 +235,7 @@ def build_index(folder: Path, chunk_count: int, texts: ChunkTexts, embedder: Emb
                 add_member(connection, space.collection, document_id)
                 keys.extend(VectorKey(document_id, content_hash, i) for i in range(len(chunk_texts)))
                 rows.extend(range(first, first + len(chunk_texts)))
-        block = vectors[[row % BASE_TEXTS for row in rows]].copy()
-        varied = np.array([row >= BASE_TEXTS for row in rows])
-        block[varied] += noise.normal(0.0, NOISE_SIGMA, size=(int(varied.sum()), block.shape[1])).astype(np.float32)
-        block /= np.linalg.norm(block, axis=1, keepdims=True)
-        store.upsert(space.collection, keys, block)
+        store.upsert(space.collection, keys, source.vectors(rows))
         pending.clear()
 
     for document, chunk_texts in _documents(texts, chunk_count, seen):
@@ -188,17 +252,18 @@ def build_index(folder: Path, chunk_count: int, texts: ChunkTexts, embedder: Emb
     if stored != chunk_count or stored_vectors != chunk_count:
         raise RuntimeError(f"built {stored} chunks and {stored_vectors} vectors, wanted {chunk_count}")
     return {"chunks": chunk_count, "documents": chunk_count // CHUNKS_PER_DOCUMENT,
-            "collection": space.collection, "build_seconds": round(time.perf_counter() - started, 1),
-            "vectors": vectors_description()}
+            "collection": space.collection, "dimension": source.dimension,
+            "build_seconds": round(time.perf_counter() - started, 1), "vectors": source.description}
 
 
 def cached_index(
-    cache_root: Path, chunk_count: int, texts: ChunkTexts, embedder: Embedder
+    cache_root: Path, chunk_count: int, texts: ChunkTexts, source: Callable[[], VectorSource], tag: str
 ) -> tuple[Path, dict[str, Any]]:
-    """The knowledge-base folder holding ``chunk_count`` chunks (built on first use) and its facts."""
+    """The knowledge-base folder holding ``chunk_count`` chunks with vectors of ``source`` (built on first use,
+    named by ``tag``, the source's :attr:`VectorSource.tag`) and its facts."""
     import chromadb
 
-    name = f"kb-index-{chunk_count}-{texts.digest()}-chroma{chromadb.__version__}-v{INDEX_VERSION}"
+    name = f"kb-index-{chunk_count}-{tag}-{texts.digest()}-chroma{chromadb.__version__}-v{INDEX_VERSION}"
     folder = cache_root / name
     marker = folder / COMPLETE_MARKER
     if marker.exists():
@@ -207,9 +272,9 @@ def cached_index(
         return folder, facts
     if folder.exists():  # an interrupted build
         shutil.rmtree(folder)
-    vectors = base_vectors(texts, embedder, cache_root)
+    made = source()
     log(f"query index: building {chunk_count} chunks in {folder} (cached for later runs)")
-    facts = build_index(folder, chunk_count, texts, embedder, vectors)
+    facts = build_index(folder, chunk_count, texts, made)
     marker.write_text(json.dumps(facts, indent=2), encoding="utf-8")
     facts["cached"] = False
     return folder, facts

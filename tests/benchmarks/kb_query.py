@@ -26,7 +26,7 @@ from app.core.kb.knowledge_base import EmbedderPool, KnowledgeBase
 from app.core.kb.retrieval import SearchOptions, vector_weight
 from app.core.kb.spaces import active_space
 from app.core.kb.vector_store import VectorStore
-from tests.benchmarks.kb_big_index import BASE_TEXTS, ChunkTexts, cached_index, is_chinese_chunk
+from tests.benchmarks.kb_big_index import BASE_TEXTS, ChunkTexts, cached_index, is_chinese_chunk, minilm_source
 from tests.benchmarks.kb_instrument import latency_summary, log
 from tests.benchmarks.kb_text import question_about
 
@@ -140,7 +140,8 @@ def measure_query_latency(plan: QueryPlan) -> dict[str, Any]:
     texts = ChunkTexts.create()
     indexes = {}
     for label, size in (("large", plan.large_chunks), ("small", plan.small_chunks)):
-        folder, facts = cached_index(plan.cache_root, size, texts, embedder)
+        folder, facts = cached_index(plan.cache_root, size, texts,
+                                     partial(minilm_source, texts, embedder, plan.cache_root), embedder.source.key)
         indexes[label] = (KnowledgeBase(folder, settings, pool), facts)
     options = SearchOptions(k=5)
     queries = make_queries(texts, plan.queries, seed=21, chunk_range=plan.small_chunks)
