@@ -1,9 +1,11 @@
 """Plan against measurement: load models of several shapes on llama.cpp and compare the planner's total with the
 memory the process really took (RSS growth over the load and one answer to a prompt longer than a ubatch) and
-with llama.cpp's own KV and compute buffer figures (from its log). Goal: the plan within 10% of the RSS growth
-for every shape. RSS counts only touched pages: weights are mapped from the file (``weights_resident_bytes`` is
-the mapping's Rss in /proc/self/smaps), and parts of the compute buffer the graph has not written (the logits
-of a full ubatch) are not resident. ``--vllm`` adds vLLM's CPU build (see the README).
+with llama.cpp's own KV, compute and output buffer figures (from its log). Goal: the plan within 10% of the RSS
+growth for every shape. RSS counts only written pages: weights are mapped from the file (``weights_resident_bytes``
+is the mapping's Rss in /proc/self/smaps), and on the CPU the plan counts the part of the compute buffer the
+engine's graphs write (``plan.compute_bytes``), not the logits of a full ubatch llama.cpp reserves
+(``plan.reserved_compute_bytes``, compared with llama.cpp's figure). ``--vllm`` adds vLLM's CPU build (see the
+README). The shape marked ``untuned`` was added after the formulae were fitted, to check them.
 
 Each shape is loaded in a fresh child process (a clean baseline; llama-cpp-python imported before the
 baseline, so the library itself is not counted). The plan's embedder is left out (no embedding model is loaded).
@@ -37,14 +39,18 @@ GQA_1024 = ModelShape(n_layers=16, n_embd=1024, n_heads=16, n_kv_heads=4, n_ff=2
 MHA_1024 = ModelShape(n_layers=16, n_embd=1024, n_heads=16, n_kv_heads=16, n_ff=2816, n_ctx_train=8192, vocab=32000)
 LLAMA32_1B = ModelShape(n_layers=16, n_embd=2048, n_heads=32, n_kv_heads=8, n_ff=8192, n_ctx_train=131072,
                         vocab=32000, rope_freq_base=500000.0)
+# Not used to fit the formulae: wider, fewer KV heads, a 36000-token vocabulary, 3 chats in separate streams.
+WIDE_1536 = ModelShape(n_layers=12, n_embd=1536, n_heads=12, n_kv_heads=2, n_ff=6144, n_ctx_train=32768,
+                       vocab=36000, rope_freq_base=1000000.0)
 CASES: dict[str, tuple[ModelShape, str, int, int]] = {
     "gqa-1024x16-q8_0-ctx4k": (GQA_1024, "q8_0", 4096, 1),
     "gqa-1024x16-f16-ctx8k": (GQA_1024, "f16", 8192, 1),
     "gqa-1024x16-q8_0-ctx32k": (GQA_1024, "q8_0", 32768, 1),
     "mha-1024x16-q8_0-ctx4k-4chats": (MHA_1024, "q8_0", 4096, 4),
     "llama3.2-1b-shape-q8_0-ctx8k-2chats": (LLAMA32_1B, "q8_0", 8192, 2),
+    "untuned-wide-1536x12-f16-ctx12k-3chats": (WIDE_1536, "f16", 12288, 3),
 }
-_BUFFER_LINE = re.compile(r"(KV|compute) buffer size\s*=\s*([\d.]+)\s*MiB")
+_BUFFER_LINE = re.compile(r"(KV|compute|output) buffer size\s*=\s*([\d.]+)\s*MiB")
 
 
 def _rss() -> int:
@@ -77,6 +83,8 @@ def measure_child(model: Path, context: int, chats: int) -> dict[str, Any]:
     from app.core.engines.manager import EngineManager
     from app.core.engines.requests import GREEDY, ChatRequest
     from app.core.hardware import probe_hardware
+    from app.core.planner.compute import llamacpp_compute_bytes, llamacpp_output_buffer_bytes
+    from app.core.planner.kv import LLAMACPP_N_UBATCH
 
     lines: list[str] = []
 
@@ -102,29 +110,36 @@ def measure_child(model: Path, context: int, chats: int) -> dict[str, Any]:
     weights_resident = mapped_rss(model)
     plan = manager.status().plan
     assert plan is not None
-    buffers = {"KV": 0.0, "compute": 0.0}
+    buffers = {"KV": 0.0, "compute": 0.0, "output": 0.0}
     for line in lines:
         for kind, mib in _BUFFER_LINE.findall(line):
             buffers[kind] += float(mib)
     manager.unload()
     planned = plan.total_bytes - plan.embedder_bytes
     kv_measured, compute_measured = int(buffers["KV"] * MIB), int(buffers["compute"] * MIB)
+    output_measured = int(buffers["output"] * MIB)
+    llamacpp = plan.recommended.llamacpp
+    assert llamacpp is not None
+    streams = 1 if llamacpp.kv_unified else chats
+    reserved = llamacpp_compute_bytes(plan.model, llamacpp.n_ctx // streams, LLAMACPP_N_UBATCH)
     return {
         "model_file_bytes": model.stat().st_size,
         "context_per_chat": plan.context_length,
         "parallel_chats": chats,
         "plan": {"weights_bytes": plan.weights_bytes, "kv_bytes": plan.kv_bytes_total,
-                 "compute_bytes": plan.compute_bytes, "runtime_bytes": plan.overhead_bytes,
-                 "total_without_embedder_bytes": planned},
+                 "compute_bytes": plan.compute_bytes, "reserved_compute_bytes": reserved,
+                 "output_buffer_bytes": llamacpp_output_buffer_bytes(plan.model, chats),
+                 "runtime_bytes": plan.overhead_bytes, "total_without_embedder_bytes": planned},
         "measured": {"rss_growth_bytes": after - before,
                      "llamacpp_kv_buffer_bytes": kv_measured,
                      "llamacpp_compute_buffer_bytes": compute_measured,
+                     "llamacpp_output_buffer_bytes": output_measured,
                      "weights_resident_bytes": weights_resident,
-                     "rss_beyond_weights_kv_compute_bytes": after - before - plan.weights_bytes - kv_measured
-                     - compute_measured},
+                     "rss_beyond_weights_kv_bytes": after - before - weights_resident - kv_measured},
         "plan_over_rss_growth": planned / max(1, after - before),
         "plan_kv_over_llamacpp_kv": plan.kv_bytes_total / max(1, kv_measured),
-        "plan_compute_over_llamacpp_compute": plan.compute_bytes / max(1, compute_measured),
+        "plan_reserved_compute_over_llamacpp_compute": reserved / max(1, compute_measured),
+        "plan_output_over_llamacpp_output": llamacpp_output_buffer_bytes(plan.model, chats) / max(1, output_measured),
     }
 
 

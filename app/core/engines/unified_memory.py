@@ -4,7 +4,9 @@ vLLM's ``gpu_memory_utilization`` is a fraction of the device's *total* memory. 
 whose GPU shares system memory (DGX Spark / GB10, Jetson) that total is the whole RAM pool, so
 a stock 0.9 claims memory the OS and the user's programs are using and can wedge the machine.
 Here the fraction comes from ``MemAvailable`` minus the reserve, and any configuration (the
-planner's or a user override) that would leave less than the reserve free is refused.
+planner's or a user override) that would leave less than the reserve free is refused. On a device
+pool (a discrete card, GH200's HBM) the planner's GPU reserve stays free too, so the memory guardian,
+which watches the GPU's free memory there, does not pause a model the app itself just loaded.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Literal
 
 from app.core.engines.base import ModelLoadError
 from app.core.hardware.report import HardwareReport
+from app.core.planner.budget import GPU_RESERVE_BYTES
 from app.core.planner.compute import VLLM_HOST_OVERHEAD_BYTES
 
 GIB = 1024**3
@@ -41,6 +44,11 @@ class EnginePool:
     def shares_system_memory(self) -> bool:
         """True when the OS and the user's programs allocate from the same pool as the engine."""
         return self.kind != "device"
+
+    @property
+    def device_usable_bytes(self) -> int:
+        """On a device pool: free device memory less the GPU reserve the planner keeps free."""
+        return max(0, self.available_bytes - GPU_RESERVE_BYTES)
 
 
 def engine_pool_from_report(hardware: HardwareReport) -> EnginePool:
@@ -77,8 +85,8 @@ class MemoryClaimCheck:
 
     @property
     def safe(self) -> bool:
-        """True when the reserve stays free (and, on a device pool, the claim fits in free device memory)."""
-        fits_device = self.pool.shares_system_memory or self.claimed_bytes <= self.pool.available_bytes
+        """True when the reserve stays free (and, on a device pool, the claim leaves the GPU reserve free)."""
+        fits_device = self.pool.shares_system_memory or self.claimed_bytes <= self.pool.device_usable_bytes
         return fits_device and self.left_free_bytes >= self.reserve_bytes
 
 
@@ -105,7 +113,7 @@ def safe_memory_utilization(
         return _floor_fraction(usable, pool.total_bytes)
     if pool.ram_available_bytes - host_overhead_bytes - other_bytes < reserve_bytes:
         return 0.0
-    return _floor_fraction(pool.available_bytes, pool.total_bytes)
+    return _floor_fraction(pool.device_usable_bytes, pool.total_bytes)
 
 
 def check_memory_claim(
@@ -152,10 +160,11 @@ def _gib(byte_count: int) -> str:
 def refusal_error(check: MemoryClaimCheck, what: str) -> ModelLoadError:
     """The ModelLoadError for an unsafe ``check``; ``what`` names the claim ("memory utilisation 0.90")."""
     pool = check.pool
-    if not pool.shares_system_memory and check.claimed_bytes > pool.available_bytes:
+    if not pool.shares_system_memory and check.claimed_bytes > pool.device_usable_bytes:
         message = (
             f"{what} would claim {_gib(check.claimed_bytes)} of GPU memory, but only "
-            f"{_gib(pool.available_bytes)} of {_gib(pool.total_bytes)} is free."
+            f"{_gib(pool.available_bytes)} of {_gib(pool.total_bytes)} is free and {_gib(GPU_RESERVE_BYTES)} "
+            "must stay free."
         )
     else:
         where = "the shared memory pool" if pool.kind == "unified" else "memory"

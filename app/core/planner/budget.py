@@ -8,6 +8,10 @@ from typing import Literal
 from app.core.hardware.report import HardwareReport
 
 MemoryKind = Literal["unified", "discrete", "cpu"]
+GIB = 1024**3
+GPU_RESERVE_BYTES = GIB
+"""Left free on a discrete GPU (the desktop, a browser and other programs draw on it too); the memory guardian
+pauses new requests when the card's free memory falls to half of it."""
 
 
 @dataclass(frozen=True)
@@ -15,7 +19,8 @@ class MemoryBudget:
     """Free memory the plan may fill.
 
     ``host_bytes`` is MemAvailable minus the reserve (never below 0). ``gpu_bytes`` is free
-    dedicated VRAM (discrete only); a unified machine has one pool, counted once, as host.
+    dedicated VRAM less :data:`GPU_RESERVE_BYTES` (discrete only); a unified machine has one pool,
+    counted once, as host.
     """
 
     kind: MemoryKind
@@ -48,7 +53,7 @@ def memory_budget(hardware: HardwareReport, reserve_bytes: int) -> MemoryBudget:
     return MemoryBudget(
         kind=kind,
         host_bytes=host,
-        gpu_bytes=hardware.gpu_memory_free_bytes if kind == "discrete" else 0,
+        gpu_bytes=max(0, hardware.gpu_memory_free_bytes - GPU_RESERVE_BYTES) if kind == "discrete" else 0,
         ram_total_bytes=hardware.ram_total_bytes,
         gpu_total_bytes=hardware.gpu_memory_total_bytes if kind == "discrete" else 0,
         reserve_bytes=reserve_bytes,

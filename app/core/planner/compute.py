@@ -9,16 +9,22 @@ allocator reuses memory, so the buffer is the larger of two peaks, not their sum
   plus 1 MiB for small tensors; n_kv is the cells of one KV stream. Fitted to what llama.cpp 0.3.36
   reports (CPU, n_ubatch 512) over 32 contexts (hidden 512-4096, feed-forward 1536-14336, vocabulary
   1280-32000, 1K-32K cells, 1-4 chats): never below it, at most 8 MiB above (the output head's peak
-  exact; the layers' within 1.5 x n_embd). The former sum of both peaks overestimated models with a
-  large vocabulary by up to 70% and underestimated wide ones with a small vocabulary by up to 22%.
+  exact; the layers' within 1.5 x n_embd).
+  What the buffer costs depends on where it lives. A GPU (CUDA, Metal) commits the whole reservation.
+  On the CPU it is plain host memory whose pages count only once written, and the app's graphs never
+  write the output head's worst case: llama.cpp reserves logits for every token of a ubatch
+  ("n_outputs = 512" in its log), the engine asks for one row per chat. There the buffer costs the
+  layers' peak (with the mask of a full context) or the logits of one row per chat, whichever is larger.
+  Beside it llama.cpp keeps a host output buffer of 4 bytes x n_vocab x n_seq_max (its log's "output
+  buffer size"), which grows only for batches that ask for more logits (the engine never does).
 
 vLLM (peak activations found by its profiling run, plus the sampler):
     max_num_batched_tokens x dtype bytes x (8 x hidden + 3 x intermediate)
   + 2 x 4 bytes x vocab x max_num_seqs                           (f32 logits and probabilities)
 
 Overheads (measured orders of magnitude, deliberately rounded up):
-  llama.cpp: 48 MiB of host memory on the CPU (runtime, threadpool, tokenizer, output buffers: measured
-  16-21 MiB of RSS beyond weights, KV and compute buffers by tests/benchmarks/bench_plan_vs_memory.py),
+  llama.cpp: 24 MiB of host memory on the CPU (runtime, threadpool, tokenizer: measured 11-16 MiB of RSS
+  beyond the weights, the KV cache and the written compute buffer by tests/benchmarks/bench_plan_vs_memory.py),
   256 MiB when a GPU backend is used (its runtime libraries), plus 512 MiB on the device then
   (CUDA/Metal context).
   vLLM: 1.5 GiB of host memory (two Python processes with torch) plus 1.5 GiB on the device
@@ -33,7 +39,7 @@ from app.core.planner.metadata import ModelMetadata
 MIB = 1024**2
 GIB = 1024**3
 LLAMACPP_HOST_OVERHEAD_BYTES = 256 * MIB
-LLAMACPP_CPU_HOST_OVERHEAD_BYTES = 48 * MIB
+LLAMACPP_CPU_HOST_OVERHEAD_BYTES = 24 * MIB
 LLAMACPP_SMALL_TENSORS_BYTES = MIB
 LLAMACPP_DEVICE_OVERHEAD_BYTES = 512 * MIB
 VLLM_HOST_OVERHEAD_BYTES = 3 * GIB // 2
@@ -42,18 +48,43 @@ VLLM_MAX_BATCHED_TOKENS_GPU = 8192
 VLLM_MAX_BATCHED_TOKENS_CPU = 4096
 
 
+def _llamacpp_layers_bytes(model: ModelMetadata, kv_cells_per_stream: int, ubatch: int, flash_attention: bool) -> int:
+    """The layers' peak of a ``ubatch``-token graph attending over ``kv_cells_per_stream`` cells."""
+    layers = 4 * ubatch * (4 * model.intermediate_size + 3 * model.hidden_size // 2)
+    if flash_attention:
+        return layers + 2 * ubatch * kv_cells_per_stream
+    return layers + 4 * ubatch * kv_cells_per_stream * (model.n_heads + 1)
+
+
+def _llamacpp_output_head_bytes(model: ModelMetadata, rows: int) -> int:
+    """The output head's peak for ``rows`` rows of logits."""
+    return 4 * rows * (model.vocab_size + 2 * model.hidden_size)
+
+
 def llamacpp_compute_bytes(
     model: ModelMetadata, kv_cells_per_stream: int, n_ubatch: int, flash_attention: bool = True
 ) -> int:
-    """llama.cpp's compute buffer for a context whose largest KV stream has ``kv_cells_per_stream``."""
+    """llama.cpp's compute buffer (what it reserves) for a context whose largest KV stream has ``kv_cells_per_stream``."""
     ubatch = max(1, min(n_ubatch, kv_cells_per_stream))
-    output_head = 4 * ubatch * (model.vocab_size + 2 * model.hidden_size)
-    layers = 4 * ubatch * (4 * model.intermediate_size + 3 * model.hidden_size // 2)
-    if flash_attention:
-        layers += 2 * ubatch * kv_cells_per_stream
-    else:
-        layers += 4 * ubatch * kv_cells_per_stream * (model.n_heads + 1)
-    return max(output_head, layers) + LLAMACPP_SMALL_TENSORS_BYTES
+    layers = _llamacpp_layers_bytes(model, kv_cells_per_stream, ubatch, flash_attention)
+    return max(_llamacpp_output_head_bytes(model, ubatch), layers) + LLAMACPP_SMALL_TENSORS_BYTES
+
+
+def llamacpp_written_compute_bytes(
+    model: ModelMetadata, kv_cells_per_stream: int, n_ubatch: int, parallel_chats: int, flash_attention: bool = True
+) -> int:
+    """The part of the compute buffer the engine's graphs write (all a CPU context costs): the layers' peak for a
+    full ubatch over a full context, or one row of logits per chat, whichever is larger (never above the buffer)."""
+    ubatch = max(1, min(n_ubatch, kv_cells_per_stream))
+    layers = _llamacpp_layers_bytes(model, kv_cells_per_stream, ubatch, flash_attention)
+    rows = max(1, min(parallel_chats, ubatch))
+    written = max(_llamacpp_output_head_bytes(model, rows), layers) + LLAMACPP_SMALL_TENSORS_BYTES
+    return min(written, llamacpp_compute_bytes(model, kv_cells_per_stream, n_ubatch, flash_attention))
+
+
+def llamacpp_output_buffer_bytes(model: ModelMetadata, parallel_chats: int) -> int:
+    """llama.cpp's host output buffer: one row of f32 logits per sequence."""
+    return 4 * model.vocab_size * max(1, parallel_chats)
 
 
 def vllm_activation_bytes(model: ModelMetadata, max_num_batched_tokens: int, max_num_seqs: int) -> int:

@@ -5,6 +5,7 @@ The sentences are Texts (app.core.util.translatable): English to the CLI and JSO
 
 from __future__ import annotations
 
+from app.core.planner.budget import GPU_RESERVE_BYTES
 from app.core.planner.recommend import SearchResult
 from app.core.planner.sizing import ALL_LAYERS, Sizing
 from app.core.util.translatable import QT_TRANSLATE_NOOP, Text
@@ -63,7 +64,8 @@ def shortfall(sizing: Sizing) -> str:
     budget = sizing.budget
     if not sizing.gpu_fits:
         needed, free = _pair(sizing.gpu_bytes, budget.gpu_bytes)
-        return _said(QT_TRANSLATE_NOOP("MemoryPlan", "needs {0} of GPU memory but {1} is free"), needed, free)
+        return _said(QT_TRANSLATE_NOOP("MemoryPlan", "needs {0} of GPU memory but {1} is free after the {2} reserve"),
+                     needed, free, gib(GPU_RESERVE_BYTES))
     if budget.kind == "discrete":
         needed, free = _pair(sizing.host_bytes, budget.host_bytes)
         return _said(QT_TRANSLATE_NOOP("MemoryPlan", "needs {0} of RAM but {1} is free after the {2} reserve"),

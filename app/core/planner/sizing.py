@@ -14,6 +14,8 @@ from app.core.planner.compute import (
     VLLM_MAX_BATCHED_TOKENS_CPU,
     VLLM_MAX_BATCHED_TOKENS_GPU,
     llamacpp_compute_bytes,
+    llamacpp_output_buffer_bytes,
+    llamacpp_written_compute_bytes,
     vllm_activation_bytes,
 )
 from app.core.planner.engine_plan import LLAMACPP_SWA_FULL, llamacpp_kv_unified
@@ -108,7 +110,8 @@ def _layer_kv_bytes(model: ModelMetadata, kv_cache_dtype: str, layout: KvLayout)
 
 
 def _size_llamacpp(model: ModelMetadata, budget: MemoryBudget, setting: Setting, embedder_bytes: int) -> Sizing:
-    """llama.cpp: padded n_ctx, per-layer placement of weights and KV when VRAM is short.
+    """llama.cpp: padded n_ctx, per-layer placement of weights and KV when VRAM is short; the compute buffer
+    as llama.cpp reserves it with a GPU, as the engine's graphs write it on the CPU, plus the output buffer.
 
     The layout is the one the plan hands to llama.cpp (``engine_plan.LlamaCppPlan``): a shared KV
     stream for one chat, one stream per chat otherwise, and a full-size sliding-window cache.
@@ -118,7 +121,12 @@ def _size_llamacpp(model: ModelMetadata, budget: MemoryBudget, setting: Setting,
         model, setting.context_length, setting.parallel_chats, kv_unified=kv_unified, swa_full=LLAMACPP_SWA_FULL
     )
     streams = 1 if kv_unified else setting.parallel_chats
-    compute = llamacpp_compute_bytes(model, layout.full_cells // streams, LLAMACPP_N_UBATCH)
+    cells_per_stream = layout.full_cells // streams
+    if budget.has_gpu:  # a GPU commits the whole reservation
+        compute = llamacpp_compute_bytes(model, cells_per_stream, LLAMACPP_N_UBATCH)
+    else:  # host pages count once written
+        compute = llamacpp_written_compute_bytes(model, cells_per_stream, LLAMACPP_N_UBATCH, setting.parallel_chats)
+    compute += llamacpp_output_buffer_bytes(model, setting.parallel_chats)
     layer_kv = _layer_kv_bytes(model, setting.kv_cache_dtype, layout)
     kv_total = sum(layer_kv)
     device_overhead = LLAMACPP_DEVICE_OVERHEAD_BYTES if budget.has_gpu else 0

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from app.core.hardware.report import (
     BackendRecommendation,
     BandwidthEstimate,
@@ -28,6 +30,17 @@ def gb10(available_gib: float = 120.0) -> HardwareReport:
         bandwidth=BandwidthEstimate(273e9, "table", "GB10"),
         recommended_backend=BackendRecommendation("vllm", "unified memory"),
         gpus=(GpuInfo("nvidia", "NVIDIA GB10", None, None, integrated=True, compute_capability="12.1"),),
+    )
+
+
+def gh200() -> HardwareReport:
+    """GH200: the probe calls it unified (Grace + Hopper over NVLink-C2C), but the Hopper reports 96 GiB of HBM."""
+    return replace(
+        gb10(available_gib=400.0),
+        cpu_model="Neoverse-V2",
+        ram_total_bytes=480 * GIB,
+        unified=UnifiedMemoryVerdict(True, ("Grace CPU next to an NVIDIA GPU",)),
+        gpus=(GpuInfo("nvidia", "NVIDIA GH200 480GB", 96 * GIB, 94 * GIB, integrated=False),),
     )
 
 

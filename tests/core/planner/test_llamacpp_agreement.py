@@ -3,8 +3,10 @@
 Each case creates a real llama.cpp context for a generated GGUF with the parameters the llama.cpp
 backend builds from the plan (``llamacpp_native.context_params``: n_ctx, n_seq_max, kv_unified,
 swa_full, batch sizes, flash attention, KV type) and reads the sizes llama.cpp logs through the
-app's log router: "llama_kv_cache: size = X MiB (N cells, L layers, s/S seqs), K (t): .., V (t): .."
-and "CPU compute buffer size = X MiB".
+app's log router: "llama_kv_cache: size = X MiB (N cells, L layers, s/S seqs), K (t): .., V (t): ..",
+"CPU compute buffer size = X MiB" and "CPU  output buffer size = X MiB". On the CPU the plan counts the part of
+the compute buffer the engine's graphs write (tests/benchmarks/bench_plan_vs_memory.py measures it), never more
+than the reservation, whose own formula is checked here against llama.cpp's figure.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import pytest
 
 from app.core.engines.base import EngineConfig
 from app.core.planner import PlanRequest, plan_memory, read_model_metadata
+from app.core.planner.compute import llamacpp_compute_bytes, llamacpp_output_buffer_bytes
 from app.core.planner.engine_plan import LlamaCppPlan
 from app.core.planner.kv import kv_bytes_for_cells, llamacpp_kv_layout
 from tests.core.planner.fake_hardware import cpu_only
@@ -29,6 +32,7 @@ KV_SIZE_LINE = re.compile(
 )
 N_CTX_LINE = re.compile(r"llama_context: n_ctx\s+=\s+(\d+)")
 COMPUTE_LINE = re.compile(r"CPU compute buffer size =\s*([\d.]+) MiB")
+OUTPUT_LINE = re.compile(r"CPU\s+output buffer size =\s*([\d.]+) MiB")
 
 
 @dataclass(frozen=True)
@@ -44,6 +48,7 @@ class Allocation:
     k_mib: str
     v_mib: str
     compute_mib: float
+    output_mib: str
 
 
 def allocate(config: EngineConfig) -> Allocation:
@@ -69,7 +74,8 @@ def allocate(config: EngineConfig) -> Allocation:
     size = KV_SIZE_LINE.search(log)
     n_ctx_match = N_CTX_LINE.search(log)
     compute = COMPUTE_LINE.search(log)
-    assert size and n_ctx_match and compute, log[-3000:]
+    output = OUTPUT_LINE.search(log)
+    assert size and n_ctx_match and compute and output, log[-3000:]
     return Allocation(
         n_ctx=int(n_ctx_match.group(1)),
         kv_mib=size.group(1),
@@ -80,6 +86,7 @@ def allocate(config: EngineConfig) -> Allocation:
         k_mib=size.group(7),
         v_mib=size.group(9),
         compute_mib=float(compute.group(1)),
+        output_mib=output.group(1),
     )
 
 
@@ -129,8 +136,13 @@ def test_plan_matches_llamacpp_kv_and_compute(
     assert allocation.k_type == kv_type
     assert allocation.kv_mib == mib_text(plan.kv_bytes_total)
     assert allocation.k_mib == allocation.v_mib == mib_text(plan.kv_bytes_total / 2)
-    # The compute estimate is an upper bound within a factor of two of what llama.cpp reserves.
-    assert allocation.compute_mib * MIB <= plan.compute_bytes <= 2 * allocation.compute_mib * MIB
+    # What llama.cpp reserves: never more than the formula, at most 9 MiB less; its output buffer exactly.
+    reserved = llamacpp_compute_bytes(model, llamacpp.n_ctx // streams, llamacpp.n_ubatch)
+    assert allocation.compute_mib * MIB <= reserved <= allocation.compute_mib * MIB + 9 * MIB
+    output = llamacpp_output_buffer_bytes(model, chats)
+    assert allocation.output_mib == mib_text(output)
+    # On the CPU the plan counts what the graphs write (at most the reservation) and the output buffer.
+    assert output < plan.compute_bytes <= reserved + output
 
 
 @pytest.mark.parametrize(("context", "chats"), [(1300, 3), (700, 4)])

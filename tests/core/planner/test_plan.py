@@ -21,7 +21,13 @@ from app.core.planner import (
     plan_memory,
     read_model_metadata,
 )
-from app.core.planner.compute import VLLM_HOST_OVERHEAD_BYTES
+from app.core.planner.budget import GPU_RESERVE_BYTES
+from app.core.planner.compute import (
+    VLLM_HOST_OVERHEAD_BYTES,
+    llamacpp_compute_bytes,
+    llamacpp_output_buffer_bytes,
+    llamacpp_written_compute_bytes,
+)
 from app.core.planner.kv import llamacpp_kv_layout
 from tests.core.planner.fake_hardware import GIB, cpu_only, gb10, rtx4090
 from tests.core.planner.published_configs import (
@@ -150,7 +156,7 @@ def test_rtx4090_spills_layers_to_ram(tmp_path: Path) -> None:
     assert plan.memory_kind == "discrete"
     layers = plan.recommended.llamacpp.n_gpu_layers
     assert layers is not None and 0 < layers < model.n_layers
-    assert plan.gpu_bytes <= plan.gpu_budget_bytes == 23 * GIB
+    assert plan.gpu_bytes <= plan.gpu_budget_bytes == 23 * GIB - GPU_RESERVE_BYTES  # 1 GiB of the card stays free
     assert plan.host_bytes <= plan.host_budget_bytes == (48 - 4) * GIB
     assert plan.budget_bytes == plan.gpu_budget_bytes + plan.host_budget_bytes
     assert_breakdown_adds_up(plan)
@@ -168,7 +174,7 @@ def test_rtx4090_all_layers_forced_recommends_fewer(tmp_path: Path) -> None:
     assert forced.recommended.fits
     assert forced.recommended.llamacpp.n_gpu_layers == auto.recommended.llamacpp.n_gpu_layers
     assert forced.recommended.context_length == 8192
-    assert "of GPU memory but 23.0 GiB is free" in forced.explanation
+    assert "of GPU memory but 22.0 GiB is free after the 1.0 GiB reserve" in forced.explanation
     assert forced.explanation.endswith(f"with {auto.recommended.llamacpp.n_gpu_layers} of 42 layers on the GPU fits.")
 
 
@@ -342,3 +348,20 @@ def test_to_dict_and_format(tmp_path: Path) -> None:
     assert lines[-1] == plan.explanation
     assert f"{plan.kv_bytes_total / GIB:.2f} GiB" in text
     assert "does not fit" in text
+
+
+def test_llamacpp_compute_counts_what_the_cpu_writes_and_what_a_gpu_reserves(tmp_path: Path) -> None:
+    model = load(tmp_path, GEMMA_2_9B)  # a 256000-token vocabulary: the logits of a full ubatch are 500 MiB
+    request = PlanRequest("llamacpp", 8192, 2)
+    on_cpu = plan_memory(model, cpu_only(64, 60), request)
+    on_card = plan_memory(model, rtx4090(vram_free_gib=23, ram_available_gib=60), request)
+    streams = 1 if on_cpu.recommended.llamacpp.kv_unified else 2
+    cells = on_cpu.recommended.llamacpp.n_ctx // streams
+    output = llamacpp_output_buffer_bytes(model, 2)
+    assert output == 4 * 256000 * 2  # one row of logits per chat (llama.cpp's "output buffer size")
+    reserved = llamacpp_compute_bytes(model, cells, 512)
+    written = llamacpp_written_compute_bytes(model, cells, 512, 2)
+    assert on_card.compute_bytes == reserved + output  # a GPU commits the whole reservation
+    assert on_cpu.compute_bytes == written + output  # host pages count once written: no full-ubatch logits
+    assert reserved >= 4 * 512 * 256000 > 2 * written
+    assert on_cpu.total_bytes < on_card.total_bytes

@@ -122,9 +122,9 @@ def test_plan_explanations_read_as_before(tmp_path: Path) -> None:
         "32768 tokens × 4 chats fits: it needs 35.1 GiB of the 116.0 GiB free.",
         "131072 tokens × 4 chats fits: it needs 83.1 GiB of the 116.0 GiB free "
         "(the model was trained for at most 131072 tokens).",
-        "Even 2048 tokens × 1 chat with a q8_0 KV cache (the least) needs 15.4 GiB but 8.0 GiB is free, so this "
+        "Even 2048 tokens × 1 chat with a q8_0 KV cache (the least) needs 15.2 GiB but 8.0 GiB is free, so this "
         "model does not fit here (its weights alone are 15.0 GiB).",
-        "131072 tokens × 8 chats needs 121.2 GiB of RAM but 44.0 GiB is free after the 4.0 GiB reserve; "
+        "131072 tokens × 8 chats needs 125.6 GiB of RAM but 44.0 GiB is free after the 4.0 GiB reserve; "
         "32768 tokens × 8 chats with 15 of 32 layers on the GPU fits.",
     ]
     assert fits.to_dict()["explanation"] == fits.explanation
