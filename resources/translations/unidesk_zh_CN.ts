@@ -1034,6 +1034,10 @@
         <translation>正在使用 {0}：{1}。</translation>
     </message>
     <message>
+        <source>{0} {1}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>it is set in Settings (kb.embedding_model)</source>
         <translation>已在设置中指定（kb.embedding_model）</translation>
     </message>
@@ -1522,7 +1526,7 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Try again; if it happens again, choose another model in kb.embedding_model and send the log (Help &gt; Report a problem).</source>
+        <source>Try again; if it happens again, choose another model in kb.embedding_model or send the log (Help menu) with a report.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -3206,11 +3210,11 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>It runs in a process of its own: llama.cpp here is a GPU build, which cannot share a process with PyTorch.</source>
+        <source>It runs in a process of its own: llama.cpp here is a GPU build, which cannot share a process with the embedding model&apos;s GPU code.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>It runs in the app&apos;s process (llama.cpp here has no GPU backend that would clash with PyTorch).</source>
+        <source>It runs in the app&apos;s process: llama.cpp here has no GPU backend that could clash with it.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

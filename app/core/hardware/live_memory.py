@@ -1,24 +1,28 @@
-"""Live memory views read a few times a second: the OS's (``/proc/meminfo``) and, where it differs, the GPU's.
+"""Live memory views read a few times a second: the OS's (``/proc/meminfo``) and, where it has one, the GPU's.
 
-On unified memory (GB10, Jetson, GH200's Grace side) the GPU allocates from the same RAM as the OS,
-and the two views disagree: ``MemAvailable`` counts the page cache as free (the kernel reclaims it on
-demand), ``cudaMemGetInfo`` does not. A :class:`MemoryView` keeps both so callers can tell a page cache
-that will give way from memory that is really gone.
+On unified memory (GB10, Jetson) the GPU allocates from the same RAM as the OS, and the two views
+disagree: ``MemAvailable`` counts the page cache as free (the kernel reclaims it on demand), the GPU
+driver's free figure may not. On a discrete card (or GH200's HBM) the GPU's figure is a pool of its own.
+A :class:`MemoryView` keeps both so callers can tell a page cache that will give way from memory that
+is really gone. The GPU's figure comes from NVML (``nvml_reader.NvmlMemoryWatch``), never from a CUDA
+context in the app's process.
 """
 
 from __future__ import annotations
 
-import contextlib
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from app.core.hardware.cpu_memory import parse_meminfo
+from app.core.hardware.nvml_reader import GpuMemory
 
 MEMINFO_PATH = Path("/proc/meminfo")
-GpuMemoryReader = Callable[[], "tuple[int, int] | None"]
-"""Returns the GPU's ``(free, total)`` bytes, or ``None`` where the GPU has no view of its own to give."""
+
+
+GpuMemoryReader = Callable[[], "GpuMemory | None"]
+"""Returns the GPU's view, or ``None`` where the GPU has no view of its own to give (NVML absent or silent)."""
 
 
 @dataclass(frozen=True)
@@ -27,21 +31,19 @@ class MemoryView:
 
     ``available_bytes`` is ``MemAvailable`` (free + what the kernel can reclaim); ``page_cache_bytes``
     is the file-backed page cache (Active(file) + Inactive(file)): reclaimable, already counted in
-    ``available_bytes``; ``gpu_free_bytes`` is what the GPU's allocator reports free (None when not read).
+    ``available_bytes``; ``gpu`` is what the GPU's driver reports (None when not read).
     """
 
     total_bytes: int
     available_bytes: int
     page_cache_bytes: int = 0
-    gpu_free_bytes: int | None = None
-    gpu_total_bytes: int | None = None
+    gpu: GpuMemory | None = None
 
-    def with_gpu(self, reading: tuple[int, int] | None) -> MemoryView:
-        """This view with the GPU's ``(free, total)`` added (unchanged for ``None``)."""
+    def with_gpu(self, reading: GpuMemory | None) -> MemoryView:
+        """This view with the GPU's reading added (unchanged for ``None``)."""
         if reading is None:
             return self
-        free, total = reading
-        return MemoryView(self.total_bytes, self.available_bytes, self.page_cache_bytes, free, total)
+        return MemoryView(self.total_bytes, self.available_bytes, self.page_cache_bytes, reading)
 
 
 def view_from_meminfo(text: str) -> MemoryView:
@@ -70,24 +72,6 @@ def read_system_view(meminfo_path: Path = MEMINFO_PATH) -> MemoryView:
 
     memory = psutil.virtual_memory()
     return MemoryView(int(memory.total), int(memory.available), int(getattr(memory, "cached", 0) or 0))
-
-
-def nvml_free_memory() -> tuple[int, int] | None:
-    """Free and total memory of GPU 0 from NVML, or ``None`` where NVML is absent or cannot say (unified)."""
-    try:
-        import pynvml
-
-        pynvml.nvmlInit()
-    except Exception:  # not installed, no driver: no GPU view
-        return None
-    try:
-        memory = pynvml.nvmlDeviceGetMemoryInfo(pynvml.nvmlDeviceGetHandleByIndex(0))
-        return int(memory.free), int(memory.total)
-    except Exception:  # NotSupported on unified-memory parts
-        return None
-    finally:
-        with contextlib.suppress(Exception):
-            pynvml.nvmlShutdown()
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ import pytest
 
 from app.core.hardware.live_memory import LiveMemoryReader, MemoryView, read_system_view, view_from_meminfo
 from app.core.hardware.memory_users import ProcessMemory, top_processes_by_rss
+from app.core.hardware.nvml_reader import GpuMemory
 
 KIB = 1024
 GIB = 1024**3
@@ -30,9 +31,10 @@ def test_old_kernels_without_memavailable_or_file_lists_are_estimated() -> None:
 def test_the_reader_adds_the_gpus_view_to_the_systems(tmp_path: Path) -> None:
     meminfo = tmp_path / "meminfo"
     meminfo.write_text("MemTotal: 4194304 kB\nMemAvailable: 2097152 kB\nActive(file): 1048576 kB\n", encoding="ascii")
-    reader = LiveMemoryReader(system=lambda: read_system_view(meminfo), gpu=lambda: (GIB // 2, 4 * GIB))
-    assert reader() == MemoryView(4 * GIB, 2 * GIB, GIB, GIB // 2, 4 * GIB)
-    assert LiveMemoryReader(system=lambda: read_system_view(meminfo), gpu=lambda: None)().gpu_free_bytes is None
+    card = GpuMemory("NVIDIA GeForce RTX 4090", GIB // 2, 4 * GIB)
+    reader = LiveMemoryReader(system=lambda: read_system_view(meminfo), gpu=lambda: card)
+    assert reader() == MemoryView(4 * GIB, 2 * GIB, GIB, card)
+    assert LiveMemoryReader(system=lambda: read_system_view(meminfo), gpu=lambda: None)().gpu is None
     real = read_system_view()
     assert 0 < real.available_bytes <= real.total_bytes and real.page_cache_bytes >= 0
 
