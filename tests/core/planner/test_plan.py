@@ -365,3 +365,29 @@ def test_llamacpp_compute_counts_what_the_cpu_writes_and_what_a_gpu_reserves(tmp
     assert on_cpu.compute_bytes == written + output  # host pages count once written: no full-ubatch logits
     assert reserved >= 4 * 512 * 256000 > 2 * written
     assert on_cpu.total_bytes < on_card.total_bytes
+
+
+@pytest.mark.parametrize("machine", ["dgx-spark", "jetson-agx-thor", "jetson-agx-orin-64gb", "gh200", "rtx-4090",
+                                     "cpu-laptop"])
+def test_no_llamacpp_setting_that_fits_leaves_less_than_the_reserves(tmp_path: Path, machine: str) -> None:
+    """With the compute and output buffers in the plan: whatever llama.cpp setting the plan calls a fit leaves the
+    OS reserve in RAM and, on a discrete card, the GPU reserve on the card (busy machines too)."""
+    from app.core.hardware.machine_profiles import machine_report
+
+    full = machine_report(machine)
+    models = [load(tmp_path, config, name) for name, config in
+              (("llama", LLAMA_3_1_8B), ("gemma", GEMMA_2_9B), ("small", LLAMA_3_2_1B))]
+    checked = 0
+    for available_fraction in (1.0, 0.5, 0.2):
+        hardware = replace(full, ram_available_bytes=int(full.ram_available_bytes * available_fraction))
+        for model in models:
+            for context, chats in ((2048, 1), (8192, 4), (32768, 2), (131072, 8)):
+                plan = plan_memory(model, hardware, PlanRequest("llamacpp", context, chats, reserve_bytes=4 * GIB))
+                if not plan.fits:
+                    continue
+                checked += 1
+                assert plan.compute_bytes > llamacpp_output_buffer_bytes(model, chats)
+                assert hardware.ram_available_bytes - plan.host_bytes >= 4 * GIB
+                if plan.memory_kind == "discrete":
+                    assert hardware.gpu_memory_free_bytes - plan.gpu_bytes >= GPU_RESERVE_BYTES
+    assert checked > 0
