@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
+from app.core.kb.model_placement import choose_placement
 from app.core.planner.embedders import AUTOMATIC, EmbedderChoice, recommend_embedder
 from app.core.util.translatable import QT_TRANSLATE_NOOP, Text
 
@@ -39,15 +40,21 @@ class EmbeddingSelection:
     wanted: str
     reason: Text
     missing: bool = False
+    placement: Text | None = None
+    """Where the model runs (this process or its own) and why: app.core.kb.model_placement."""
 
     @property
     def note(self) -> Text:
-        """One line for the window and `kb` commands: which model is in use and why."""
+        """One line for the window and `kb` commands: which model is in use and why, and where it runs."""
         if self.missing:
-            return Text(CONTEXT, QT_TRANSLATE_NOOP(
+            line = Text(CONTEXT, QT_TRANSLATE_NOOP(
                 "EmbeddingChoice", "Using {0} (English only) until {1} is downloaded; chosen because {2}."),
                 (self.model, self.wanted, self.reason))
-        return Text(CONTEXT, QT_TRANSLATE_NOOP("EmbeddingChoice", "Using {0}: {1}."), (self.model, self.reason))
+        else:
+            line = Text(CONTEXT, QT_TRANSLATE_NOOP("EmbeddingChoice", "Using {0}: {1}."), (self.model, self.reason))
+        if self.placement is None:
+            return line
+        return Text(CONTEXT, QT_TRANSLATE_NOOP("EmbeddingChoice", "{0} {1}"), (line, self.placement))
 
 
 def download_folder(models_dir: Path, repo_id: str) -> Path:
@@ -96,13 +103,14 @@ def select_embedding_model(
 ) -> EmbeddingSelection:
     """The model to use for the ``kb.embedding_model`` ``setting`` (``auto``: what ``choose`` says)."""
     cleaned = setting.strip()
+    placement = choose_placement().reason
     if cleaned.lower() != AUTOMATIC:
         return EmbeddingSelection(cleaned, cleaned, Text(CONTEXT, QT_TRANSLATE_NOOP(
-            "EmbeddingChoice", "it is set in Settings (kb.embedding_model)")))
+            "EmbeddingChoice", "it is set in Settings (kb.embedding_model)")), placement=placement)
     choice = choose()
     wanted = choice.model
     if models_dir is not None and is_complete(download_folder(models_dir, wanted)):
-        return EmbeddingSelection(str(download_folder(models_dir, wanted)), wanted, choice.reason)
+        return EmbeddingSelection(str(download_folder(models_dir, wanted)), wanted, choice.reason, placement=placement)
     if in_hub_cache(wanted):
-        return EmbeddingSelection(wanted, wanted, choice.reason)
-    return EmbeddingSelection(FALLBACK_MODEL, wanted, choice.reason, missing=True)
+        return EmbeddingSelection(wanted, wanted, choice.reason, placement=placement)
+    return EmbeddingSelection(FALLBACK_MODEL, wanted, choice.reason, missing=True, placement=placement)

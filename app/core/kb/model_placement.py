@@ -50,7 +50,7 @@ def choose_placement(
     if gpu_llama():
         return PlacementChoice(Placement.CHILD_PROCESS, Text(CONTEXT, QT_TRANSLATE_NOOP(
             "ModelPlacement", "It runs in a process of its own: llama.cpp here is a GPU build, which cannot share "
-                              "a process with PyTorch.")))
+                              "a process with the embedding model's GPU code.")))
     return PlacementChoice(Placement.SAME_PROCESS, Text(CONTEXT, QT_TRANSLATE_NOOP(
-        "ModelPlacement", "It runs in the app's process (llama.cpp here has no GPU backend that would clash with "
-                          "PyTorch).")))
+        "ModelPlacement", "It runs in the app's process: llama.cpp here has no GPU backend that could clash with "
+                          "it.")))

@@ -197,7 +197,7 @@ class ModelProcess:
                 (self.name, how)),
             Text(CONTEXT, QT_TRANSLATE_NOOP(
                 "KnowledgeBaseErrors", "Try again; if it happens again, choose another model in kb.embedding_model "
-                                       "and send the log (Help > Report a problem).")),
+                                       "or send the log (Help menu) with a report.")),
         )
 
 

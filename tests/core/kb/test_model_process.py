@@ -248,3 +248,16 @@ def test_closing_the_knowledge_base_stops_its_models_processes(tmp_path: Path, m
     child = psutil.Process(embedder.child_pid)
     knowledge_base.close()
     _wait_for_exit(child)
+
+
+def test_the_embedding_note_says_where_the_model_runs_and_why(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from app.core.kb.embedding_choice import select_embedding_model
+
+    monkeypatch.setenv("LLAMA_CPP_LIB_PATH", str(tmp_path))
+    here = select_embedding_model("all-MiniLM-L6-v2", None, lambda: pytest.fail("no choice needed"))
+    assert str(here.note).startswith("Using all-MiniLM-L6-v2: it is set in Settings (kb.embedding_model). ")
+    assert str(here.note).endswith("It runs in the app's process: llama.cpp here has no GPU backend that could "
+                                   "clash with it.")
+    (tmp_path / "libggml-cuda.so").write_bytes(b"")
+    gpu = select_embedding_model("all-MiniLM-L6-v2", None, lambda: pytest.fail("no choice needed"))
+    assert "It runs in a process of its own: llama.cpp here is a GPU build" in str(gpu.note)
