@@ -27,7 +27,7 @@ class JobSignals(QObject):
 
     succeeded = Signal(object)
     failed = Signal(object)
-    progressed = Signal(float, str)
+    progressed = Signal(float, object)  # the step: a str, or a core Text (kept whole, so the window translates it)
     skipped = Signal()
 
 
@@ -76,7 +76,7 @@ class ThrottledProgress:
             if fraction < 1.0 and now - self._last_sent < PROGRESS_MIN_INTERVAL_S:
                 return
             self._last_sent = now
-        self._signals.progressed.emit(float(min(1.0, max(0.0, fraction))), str(text))
+        self._signals.progressed.emit(float(min(1.0, max(0.0, fraction))), text if isinstance(text, str) else str(text))
 
 
 class LaneTickets:

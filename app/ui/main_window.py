@@ -50,6 +50,7 @@ from app.ui.models.model_manager_dialog import ModelManagerDialog
 from app.ui.settings.declaration_text import declared
 from app.ui.settings.settings_dialog import SettingsDialog
 from app.ui.shortcuts import install_shortcuts
+from app.ui.state.engine_state import EnginePhase, EngineSnapshot, EngineState
 from app.ui.state.gui_services import ChatServices, GuiServices
 from app.ui.status.memory_notice_bar import MemoryNoticeBar
 from app.ui.status.model_status import ModelStatus
@@ -125,14 +126,17 @@ class MainWindow(QMainWindow):
         install_file_drop(self.chat_slot, self._drop_on_chat)
 
         # The model: its status below, loading in the background, the model manager.
+        # One EngineState says what the engine is doing; the status bar, the chat input, the welcome page, the
+        # model manager and the model actions all show it (the loader and unloading write it).
+        self.engine_state = EngineState(self)
         self.model_status = ModelStatus(self)
+        self.model_status.follow(self.engine_state)
         self.statusBar().addWidget(self.model_status, 1)
-        self.loader = ModelLoader(services.engine_manager, self._bridge, self)
-        self.loader.started.connect(self._load_started)
-        self.loader.progressed.connect(self.model_status.show_progress)
+        self.loader = ModelLoader(services.engine_manager, self._bridge, self.engine_state, self)
         self.loader.loaded.connect(self._load_finished)
-        self.loader.failed.connect(self._load_failed)
+        self.loader.failed.connect(lambda _reason: self.sampler.sample_now())
         self._last_loaded: LoadedModel | None = None
+        self._engine_shown: tuple[object, ...] | None = None
 
         # The memory guardian pauses new requests, then unloads, before memory runs out; a bar on top says so.
         self.memory_notice = MemoryNoticeBar(self)
@@ -145,7 +149,8 @@ class MainWindow(QMainWindow):
         self.after_first_paint(self.guardian.start)
         self.library = library or ModelLibrary.open(context.paths, services.live_settings.get())
         self.model_manager = ModelManagerDialog(self.library, services.machine.current, services.live_settings.get,
-                                                self.load_model, self, loaded_model=self._loaded_model_path)
+                                                self.load_model, self, loaded_model=self._loaded_model_path,
+                                                engine_state=self.engine_state)
         self.welcome.load_requested.connect(self.open_models)
         self.welcome.settings_requested.connect(self.open_settings)
 
@@ -168,6 +173,8 @@ class MainWindow(QMainWindow):
         self.file_menu.aboutToShow.connect(self._enable_conversation_actions)
         self._enable_conversation_actions()
         self.shortcuts = install_shortcuts(self, self._shortcut_handlers())
+        self.engine_state.changed.connect(self._show_engine_state)
+        self._start_engine_state()
 
         # The saved layout (every dock exists now), the language, and what waits for the first frame.
         self.layout_store = WindowLayout(context.paths.config_dir)
@@ -310,13 +317,14 @@ class MainWindow(QMainWindow):
                 lambda error: log.warning("the knowledge base could not be opened: %s", error))
         if self.gauges_dock.isVisible():
             self.sampler.start()
+        # The remembered model loads now: its worker waits for the probe (the plan needs it) in the engine manager.
+        model_path = self.services.live_settings.get().str_value("model.path").strip()
+        if model_path and not self.loader.busy and self.services.engine_manager.status().loaded is None:
+            self.load_model(Path(model_path).expanduser())
 
     def _probe_done(self, report: HardwareReport) -> None:
         self.hardware_report = report
         self.welcome.set_machine_summary(format_report(report))
-        model_path = self.services.live_settings.get().str_value("model.path").strip()
-        if model_path and not self.loader.busy and self.services.engine_manager.status().loaded is None:
-            self.load_model(Path(model_path).expanduser())
 
     def _probe_failed(self, error: Exception) -> None:
         self.welcome.set_machine_summary(lambda: self.tr("Could not look at this machine: {0}").format(error))
@@ -359,48 +367,50 @@ class MainWindow(QMainWindow):
         self._bridge.run_in_background(manager.unload, lambda _result: self._unloaded())
 
     def _unloaded(self) -> None:
-        self.model_status.show_no_model()
-        if self.chat_view is not None:
-            self.chat_view.set_model_state("none")
-        self.unload_action.setEnabled(False)
-        self.welcome.set_message(lambda: self.tr("No model is loaded."))
+        self.engine_state.set_none()
         self.sampler.reset_speed()
         self.sampler.sample_now()
 
-    def _load_started(self, path: Path) -> None:
-        self.model_status.show_loading(path.name)
+    def _start_engine_state(self) -> None:
+        """The engine state the window opens with: the model already loaded, the remembered model (it loads once
+        the window has painted, so it is shown loading from the first frame), or none."""
+        status = self.services.engine_manager.status()
+        if status.loaded is not None:
+            self.engine_state.set_ready(status.loaded, status.selection)
+        else:
+            model_path = self.services.live_settings.get().str_value("model.path").strip()
+            if model_path:
+                self.loader.announce(Path(model_path).expanduser())
+        self._show_engine_state(self.engine_state.snapshot)
+
+    def _show_engine_state(self, snapshot: EngineSnapshot) -> None:
+        """Everything in the window that follows the engine's state (the status bar follows it by itself)."""
+        shown = (snapshot.phase, snapshot.model_name, snapshot.error)
+        if shown == self._engine_shown:
+            return  # only the load's progress moved
+        opening, self._engine_shown = self._engine_shown is None, shown
+        phase, name, error = shown
         if self.chat_view is not None:
-            self.chat_view.set_model_state("loading", path.name)
-        for action in (self.load_action, self.load_folder_action, self.unload_action):
-            action.setEnabled(False)
-        self.welcome.load_button.setEnabled(False)
-        self.welcome.set_message(lambda: self.tr("Loading {0}…").format(path.name))
+            self.chat_view.set_model_state(snapshot.phase.value, error if phase is EnginePhase.FAILED else name)
+        loading = phase is EnginePhase.LOADING
+        for action in (self.load_action, self.load_folder_action):
+            action.setEnabled(not loading)
+        self.welcome.load_button.setEnabled(not loading)
+        self.unload_action.setEnabled(phase is EnginePhase.READY)
+        if phase is EnginePhase.LOADING:
+            self.welcome.set_message(lambda: self.tr("Loading {0}…").format(name))
+        elif phase is EnginePhase.READY:
+            self.welcome.set_message(lambda: self.tr("{0} is ready.").format(name))
+        elif phase is EnginePhase.FAILED:
+            self.welcome.set_message(lambda: self.tr("The model could not be loaded: {0}").format(render(error)))
+        elif not opening:  # a window that opens with no model keeps the welcome's own words
+            self.welcome.set_message(lambda: self.tr("No model is loaded."))
 
     def _load_finished(self, loaded: LoadedModel) -> None:
         self._last_loaded = loaded
-        status = self.services.engine_manager.status()
-        self.model_status.show_ready(loaded, status.selection)
-        self._enable_model_actions(loaded=True)
-        self.welcome.set_message(lambda: self.tr("{0} is ready.").format(loaded.model_name))
-        if self.chat_view is not None:
-            self.chat_view.set_model_state("ready", loaded.model_name)
         self._remember_model(loaded.config.model_path)
         self.sampler.reset_speed()
         self.sampler.sample_now()
-
-    def _load_failed(self, message: str) -> None:
-        self.model_status.show_failed(message)
-        if self.chat_view is not None:
-            self.chat_view.set_model_state("failed", message)
-        self._enable_model_actions(loaded=False)
-        self.welcome.set_message(lambda: self.tr("The model could not be loaded: {0}").format(render(message)))
-        self.sampler.sample_now()
-
-    def _enable_model_actions(self, *, loaded: bool) -> None:
-        self.load_action.setEnabled(True)
-        self.load_folder_action.setEnabled(True)
-        self.welcome.load_button.setEnabled(True)
-        self.unload_action.setEnabled(loaded)
 
     def _loaded_model_path(self) -> Path | None:
         """The file or folder of the model in use (the model manager marks it)."""

@@ -505,8 +505,8 @@
         <translation>已用上下文</translation>
     </message>
     <message>
-        <source>{0} / {1} tokens</source>
-        <translation>{0} / {1} 词元</translation>
+        <source>Next prompt: {0} / {1} tokens</source>
+        <translation>下一次提示：{0} / {1} 词元</translation>
     </message>
     <message>
         <source>System prompt</source>
@@ -533,12 +533,16 @@
         <translation>剩余</translation>
     </message>
     <message>
-        <source>Context window: {0} tokens</source>
-        <translation>上下文窗口：{0} 词元</translation>
+        <source>What this conversation sends with your next message: {0} of the {1} tokens one chat can hold (its context window).</source>
+        <translation>下一条消息连同本对话一起发送的内容：{0} 词元，单个对话最多可容纳 {1} 词元（上下文窗口）。</translation>
     </message>
     <message>
         <source>Sources are searched when you send (not counted before).</source>
         <translation>发送时才检索来源（之前不计入）。</translation>
+    </message>
+    <message>
+        <source>The KV cache in the gauges counts something else: the cells filled in all chats, including earlier prompts and answers kept so a follow-up is not read again.</source>
+        <translation>仪表中的 KV 缓存统计的是另一回事：所有对话已占用的单元，包括为免重复读取而保留的先前提示和回答。</translation>
     </message>
     <message>
         <source>The question needs {0} tokens (with room for the answer); the context holds {1}.</source>
@@ -1035,7 +1039,7 @@
     </message>
     <message>
         <source>{0} {1}</source>
-        <translation type="unfinished"></translation>
+        <translation>{0}{1}</translation>
     </message>
     <message>
         <source>it is set in Settings (kb.embedding_model)</source>
@@ -1523,11 +1527,11 @@
     </message>
     <message>
         <source>The process running the model {0} stopped unexpectedly, twice in a row ({1}).</source>
-        <translation type="unfinished"></translation>
+        <translation>运行模型 {0} 的进程意外停止，已连续两次（{1}）。</translation>
     </message>
     <message>
         <source>Try again; if it happens again, choose another model in kb.embedding_model or send the log (Help menu) with a report.</source>
-        <translation type="unfinished"></translation>
+        <translation>请重试；如果再次发生，请在 kb.embedding_model 中选择其他模型，或通过“帮助”菜单发送日志和问题报告。</translation>
     </message>
 </context>
 <context>
@@ -3203,19 +3207,19 @@
     <name>ModelPlacement</name>
     <message>
         <source>It runs in a process of its own, as asked.</source>
-        <translation type="unfinished"></translation>
+        <translation>它按要求在独立进程中运行。</translation>
     </message>
     <message>
         <source>It runs in the app&apos;s process, as asked.</source>
-        <translation type="unfinished"></translation>
+        <translation>它按要求在应用进程中运行。</translation>
     </message>
     <message>
         <source>It runs in a process of its own: llama.cpp here is a GPU build, which cannot share a process with the embedding model&apos;s GPU code.</source>
-        <translation type="unfinished"></translation>
+        <translation>它在独立进程中运行：此处的 llama.cpp 是 GPU 版本，无法与嵌入模型的 GPU 代码共用一个进程。</translation>
     </message>
     <message>
         <source>It runs in the app&apos;s process: llama.cpp here has no GPU backend that could clash with it.</source>
-        <translation type="unfinished"></translation>
+        <translation>它在应用进程中运行：此处的 llama.cpp 没有可能与它冲突的 GPU 后端。</translation>
     </message>
 </context>
 <context>
@@ -4531,8 +4535,12 @@
         <translation>加载模型后即可看到速度。</translation>
     </message>
     <message>
-        <source>KV cache: {0} of {1} cells in use.</source>
-        <translation>KV 缓存：已用 {0} / {1} 个单元。</translation>
+        <source>KV cache, all chats: {0} of {1} cells in use.</source>
+        <translation>KV 缓存（所有对话）：已用 {0} / {1} 个单元。</translation>
+    </message>
+    <message>
+        <source>Cells of the model&apos;s KV cache holding text now, in every chat together: earlier prompts and answers are kept so a follow-up is not read again. The meter under the message box counts something else: the next prompt of the conversation on show, against one chat&apos;s context window.</source>
+        <translation>模型 KV 缓存中当前存有文本的单元，所有对话合计：先前的提示和回答会被保留，以免追问时重新读取。消息框下方的计量条统计的是另一回事：当前对话的下一次提示，相对于单个对话的上下文窗口。</translation>
     </message>
     <message>
         <source>{0:.0f} ms</source>

@@ -19,6 +19,7 @@ from app.core.engines.backends.llamacpp import LlamaCppEngine
 from app.core.engines.base import EngineConfig, EngineError, ModelLoadError, NoModelLoadedError
 from app.core.engines.requests import GREEDY, ChatMessage, ChatRequest, SamplingParams
 from app.core.engines.stream import RequestStream
+from app.core.util.translatable import Text
 from tests.fixtures.gguf_models import SLOW_DECODE_SHAPE
 from tests.fixtures.models import GgufFactory, ModelShape
 from tests.integration.answering_support import finished_first, wait_until
@@ -161,8 +162,10 @@ def test_load_reports_the_model_settings_and_progress(deep_model: Path) -> None:
     assert "Threads: 1" in loaded.notes
     assert any(note.startswith("Flash attention:") for note in loaded.notes)
     fractions = [fraction for fraction, _ in progress]
-    assert fractions == sorted(fractions) and fractions[-1] == 1.0
+    assert fractions == sorted(fractions) and fractions[-1] >= 0.9
     assert any(step == "Loading weights" for _, step in progress)
+    # Steps are the core's translatable words, and none says "Ready": the manager may still warm the model up.
+    assert all(isinstance(step, Text) and "Ready" not in step for _, step in progress)
     assert build["n_ctx_per_sequence"] == 256 and build["n_ctx"] == 3 * 256
     assert isinstance(build["gpu_offload"], bool) and "CPU" in build["system_info"]
 

@@ -25,6 +25,7 @@ from app.core.engines.base import (
     SpeculativeMode,
     VllmOptions,
 )
+from app.core.engines.load_texts import warming_up
 from app.core.engines.metrics import EngineMetrics
 from app.core.engines.requests import ChatRequest
 from app.core.engines.selection import BackendSelection, select_backend
@@ -37,6 +38,8 @@ log = logging.getLogger(__name__)
 
 EngineFactory = Callable[[BackendName], Engine]
 MIN_RETRY_CONTEXT = 512
+WARM_UP_FRACTION = 0.95
+"""Where the load's progress stands while the loaded model answers its first short request."""
 
 
 class ManagerState(Enum):
@@ -149,6 +152,7 @@ class EngineManager:
             try:
                 remote_loaded = remote.load(remote_config, progress)
                 if remote_config.warm_up:
+                    _report(progress, WARM_UP_FRACTION, warming_up())
                     remote.warm_up()
             except Exception:
                 remote.unload()
@@ -188,6 +192,7 @@ class EngineManager:
                 continue
             break
         if config.warm_up:
+            _report(progress, WARM_UP_FRACTION, warming_up())
             warm_started = time.monotonic()
             engine.warm_up()
             log.info("warm-up took %.2f s", time.monotonic() - warm_started)
@@ -247,6 +252,11 @@ class EngineManager:
     @property
     def engine(self) -> Engine | None:
         return self._engine
+
+
+def _report(progress: ProgressCallback | None, fraction: float, step: str) -> None:
+    if progress is not None:
+        progress(fraction, step)
 
 
 def _request_for(plan: MemoryPlan, request: PlanRequest) -> PlanRequest:

@@ -19,12 +19,14 @@ from app.core.planner.gguf_format import (
 )
 from app.core.planner.metadata import ModelMetadata
 from app.core.planner.swa import GGUF_DEFAULT_WINDOWS, GGUF_SWA_PATTERNS, swa_layers_from_pattern
+from app.core.util.translatable import QT_TRANSLATE_NOOP, Text
 
 GGUF_MAGIC = b"GGUF"
 SUPPORTED_GGUF_VERSIONS = SUPPORTED_VERSIONS
 DEFAULT_CONTEXT_LENGTH = 4096
 _BLOCK_INDEX = re.compile(r"^blk\.(\d+)\.")
-_HINT = "Pick a complete .gguf model file (re-download it if it was interrupted)."
+_HINT = Text("ModelFiles", QT_TRANSLATE_NOOP(
+    "ModelFiles", "Pick a complete .gguf model file (re-download it if it was interrupted)."))
 
 
 def read_gguf_metadata(path: Path) -> ModelMetadata:
@@ -39,14 +41,14 @@ def read_gguf_metadata(path: Path) -> ModelMetadata:
     except GgufFormatError as exc:
         raise ModelMetadataError(_unreadable_reason(path, exc), _HINT) from exc
     except OSError as exc:
-        raise ModelMetadataError(f"{path.name} cannot be read ({_reason(exc)}).", _HINT) from exc
+        raise ModelMetadataError(Text("ModelFiles", QT_TRANSLATE_NOOP("ModelFiles", "{0} cannot be read ({1})."),
+                                      (path.name, _reason(exc))), _HINT) from exc
     tensors = [_tensor_row(path, header, info) for info in header.tensors]
     data_end = max((offset + n_bytes for _, _, n_bytes, _, offset, _ in tensors), default=0)
     if data_end > header.file_size:
-        raise ModelMetadataError(
-            f"{path.name} is truncated: its tensors need {data_end} bytes but the file has {header.file_size}.",
-            _HINT,
-        )
+        raise ModelMetadataError(Text("ModelFiles", QT_TRANSLATE_NOOP(
+            "ModelFiles", "{0} is truncated: its tensors need {1} bytes but the file has {2}."),
+            (path.name, data_end, header.file_size)), _HINT)
     return _build_metadata(_GgufFields(header, path), tensors, path, header.file_size)
 
 
@@ -78,10 +80,13 @@ def _reason(exc: Exception) -> str:
 def _unreadable_reason(path: Path, exc: GgufFormatError) -> str:
     """Why the header could not be parsed: an unsupported version, or a cut/damaged file."""
     if exc.version is not None and exc.version not in SUPPORTED_GGUF_VERSIONS:
-        return f"{path.name} uses GGUF version {exc.version}, which this app cannot read."
+        return Text("ModelFiles", QT_TRANSLATE_NOOP("ModelFiles", "{0} uses GGUF version {1}, which this app cannot "
+                                                                  "read."), (path.name, exc.version))
     if exc.truncated:
-        return f"{path.name} is truncated or damaged: its GGUF header cannot be read ({_reason(exc)})."
-    return f"{path.name} is damaged: {_reason(exc)}."
+        return Text("ModelFiles", QT_TRANSLATE_NOOP(
+            "ModelFiles", "{0} is truncated or damaged: its GGUF header cannot be read ({1})."),
+            (path.name, _reason(exc)))
+    return Text("ModelFiles", QT_TRANSLATE_NOOP("ModelFiles", "{0} is damaged: {1}."), (path.name, _reason(exc)))
 
 
 class _GgufFields:

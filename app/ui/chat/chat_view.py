@@ -183,8 +183,10 @@ class ChatView(QWidget):
         if state == "ready":
             return (self.tr("Message {0} (Enter sends, Shift+Enter new line)").format(detail)
                     if detail else self.tr("Message (Enter sends, Shift+Enter new line)"))
-        if state == "loading":
-            return self.tr("The model is loading…")
+        if state == "loading":  # the same words as the notice above it
+            return self.tr("Loading {0}… You can type meanwhile.").format(detail or self.tr("the model"))
+        if state == "failed":
+            return self.tr("The model could not be loaded. Use Load model… to choose one.")
         return self.tr("No model loaded. Use Load model… to choose one.")
 
     def _clear_notice(self, kind: str) -> None:
@@ -194,7 +196,7 @@ class ChatView(QWidget):
     def _show_model_notice(self) -> None:
         """While no model is ready, the notice line says so (unless another notice is up)."""
         state, detail = self.model_state, self._model_detail
-        if state == "ready" or (self.notice.isVisible() and self.notice.kind != "model"):
+        if state == "ready" or self.notice.kind not in ("", "model"):  # another notice is up (also before showing)
             return
         if state == "loading":
             self.notice.show_notice("model", lambda: self.tr("Loading {0}… You can type meanwhile.").format(

@@ -67,7 +67,13 @@ class Composer(QWidget):
         self.editor.clear()
 
     def set_placeholder(self, text: str) -> None:
+        """What the empty input says (the model's state); shown at once."""
+        if text == self.editor.placeholderText():
+            return
         self.editor.setPlaceholderText(text)
+        # QPlainTextEdit repaints only when the placeholder appears or disappears, not when its words change:
+        # without this the input kept saying "No model loaded" after the model had loaded.
+        self.editor.viewport().update()
 
     def set_busy(self, busy: bool) -> None:
         """While the conversation on show is answering, Send gives way to Stop (typing goes on)."""

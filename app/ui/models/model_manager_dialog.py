@@ -36,6 +36,7 @@ from app.ui.models.catalog_tree import VariantKey
 from app.ui.models.download_box import DownloadBox
 from app.ui.models.first_run_page import FirstRunPage
 from app.ui.models.local_models_page import LocalModelsPage
+from app.ui.state.engine_state import EnginePhase, EngineSnapshot, EngineState
 
 UseModel = Callable[[Path], bool]
 POLL_MS = 250
@@ -59,6 +60,7 @@ class ModelManagerDialog(QDialog):
         parent: QWidget | None = None,
         *,
         loaded_model: Callable[[], Path | None] = lambda: None,
+        engine_state: EngineState | None = None,
     ) -> None:
         super().__init__(parent)
         self.setObjectName("modelManager")
@@ -68,6 +70,7 @@ class ModelManagerDialog(QDialog):
         self._settings = settings
         self._use_model = use_model
         self._loaded_model = loaded_model
+        self._engine_state = engine_state
         self.ask_model_file: Callable[[], Path | None] = self._ask_model_file_dialog
         self.ask_model_folder: Callable[[], Path | None] = self._ask_model_folder_dialog
         self.confirm_delete: Callable[[LocalModel], bool] = self._confirm_delete_dialog
@@ -128,6 +131,8 @@ class ModelManagerDialog(QDialog):
         self.downloads = JobWatcher(POLL_MS, self)
         self.downloads.progressed.connect(self._download_progressed)
         self.downloads.ended.connect(self._download_ended)
+        if engine_state is not None:
+            engine_state.changed.connect(self._engine_state_changed)
         self.retranslate_ui()
 
     # ---- language --------------------------------------------------------------------------
@@ -270,7 +275,7 @@ class ModelManagerDialog(QDialog):
         if progress.state == "finished":
             self._say(lambda: self.tr("{0} is downloaded and verified.").format(name))
         elif progress.state == "failed":
-            self._say(lambda: self.tr("The download of {0} failed: {1}").format(name, progress.message))
+            self._say(lambda: self.tr("The download of {0} failed: {1}").format(name, render(progress.message)))
         else:
             self._say(lambda: self.tr("The download of {0} was cancelled.").format(name))
         self._ended_jobs[key] = job
@@ -321,10 +326,31 @@ class ModelManagerDialog(QDialog):
 
     def use_local_model(self, model: LocalModel) -> None:
         if self._use_model(Path(model.path)):
-            self._say(lambda: self.tr("Loading {0}…").format(model.name))
+            if self._engine_state is not None:
+                self._say(self._engine_text)  # follows the load from here on: loading, then ready or failed
+            else:
+                self._say(lambda: self.tr("Loading {0}…").format(model.name))
             self.close()
         else:
             self._say(lambda: self.tr("Another model is loading; choose this one again when it has finished."))
+
+    def _engine_text(self) -> str:
+        """The footer's line for the engine's state now (the window's EngineState)."""
+        snapshot = self._engine_state.snapshot if self._engine_state is not None else EngineSnapshot()
+        name = snapshot.model_name
+        if snapshot.phase is EnginePhase.LOADING:
+            return self.tr("Loading {0}…").format(name)
+        if snapshot.phase is EnginePhase.READY:
+            return self.tr("{0} is loaded and ready.").format(name)
+        if snapshot.phase is EnginePhase.FAILED:
+            return self.tr("{0} could not be loaded: {1}").format(name, render(snapshot.error))
+        return ""
+
+    def _engine_state_changed(self, _snapshot: EngineSnapshot) -> None:
+        if self._message_source == self._engine_text:
+            self._say(self._engine_text)
+        if self.isVisible():
+            self.refresh_local()  # the installed list marks the model in use
 
     def add_model_file(self, *, use_after: bool = False) -> None:
         path = self.ask_model_file()

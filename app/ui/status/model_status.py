@@ -1,4 +1,5 @@
-"""ModelStatus: the status-bar piece that says which model is loaded, loading (with progress), or failed."""
+"""ModelStatus: the status-bar piece that says which model is loaded, loading (with progress), or failed: it shows
+the window's EngineState."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QWidget
 from app.core.engines.base import LoadedModel
 from app.core.engines.selection import BackendSelection
 from app.ui.i18n import follow_language, render
+from app.ui.state.engine_state import EnginePhase, EngineSnapshot, EngineState
 
 BACKEND_NAMES = {"llamacpp": "llama.cpp", "vllm": "vLLM"}
 STATE_COLORS = {"none": "#9e9e9e", "loading": "#fb8c00", "ready": "#43a047", "failed": "#e53935"}
@@ -16,7 +18,7 @@ STATE_COLORS = {"none": "#9e9e9e", "loading": "#fb8c00", "ready": "#43a047", "fa
 class ModelStatus(QWidget):
     """A coloured dot, one line of text and a progress bar (only while loading, after a short delay).
 
-    It keeps what it was told (model, load step, error), so a language switch writes the line again.
+    It keeps the last snapshot it was shown, so a language switch writes the line again.
     """
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -38,12 +40,9 @@ class ModelStatus(QWidget):
         layout.addWidget(self.dot)
         layout.addWidget(self.text, stretch=1)
         layout.addWidget(self.progress)
-        self.state = "none"
-        self._loading_name = ""
-        self._step = ""
-        self._loaded: LoadedModel | None = None
-        self._selection: BackendSelection | None = None
-        self._error = ""
+        self.snapshot = EngineSnapshot()
+        self.state = self.snapshot.phase.value
+        """"none", "loading", "ready" or "failed": the phase shown."""
         self._show_state_dot()
         follow_language(self, self.retranslate_ui)
 
@@ -53,39 +52,21 @@ class ModelStatus(QWidget):
         self._name_state_dot()
         self._render()
 
-    def show_no_model(self) -> None:
-        self._set_state("none")
+    def follow(self, state: EngineState) -> None:
+        """Show ``state`` now and whenever it changes (the window's one engine state)."""
+        state.changed.connect(self.show_snapshot)
+        self.show_snapshot(state.snapshot)
 
-    def show_loading(self, model_name: str) -> None:
-        self._loading_name = model_name
-        self._step = ""
-        self.progress.setValue(0)
-        self._set_state("loading")
-
-    def show_progress(self, fraction: float, step: str) -> None:
-        """Progress of the load in progress (called only once it has run for a moment)."""
-        if self.state != "loading":
-            return
-        self.progress.setVisible(True)
-        self.progress.setValue(round(fraction * 100))
-        self.progress.setToolTip(step)
-        if step:
-            self._step = step
-            self._render()
-
-    def show_ready(self, loaded: LoadedModel, selection: BackendSelection | None) -> None:
-        self._loaded, self._selection = loaded, selection
-        self._set_state("ready")
-
-    def show_failed(self, error: str) -> None:
-        self._error = error
-        self._set_state("failed")
-
-    def _set_state(self, state: str) -> None:
-        self.state = state
+    def show_snapshot(self, snapshot: EngineSnapshot) -> None:
+        """Show what the engine is doing: the state's dot, its line, and the load's bar once it reports."""
+        self.snapshot = snapshot
+        self.state = snapshot.phase.value
+        loading = snapshot.phase is EnginePhase.LOADING
+        self.progress.setVisible(loading and snapshot.fraction is not None)
+        if loading and snapshot.fraction is not None:
+            self.progress.setValue(round(snapshot.fraction * 100))
+            self.progress.setToolTip(render(snapshot.step))
         self._show_state_dot()
-        if state != "loading":
-            self.progress.setVisible(False)
         self._render()
 
     def _show_state_dot(self) -> None:
@@ -100,14 +81,14 @@ class ModelStatus(QWidget):
 
     def _render(self) -> None:
         """Write the line (and its tooltip) for the state in the current language."""
-        tooltip = ""
-        if self.state == "loading":
-            text = (self.tr("Loading {0}: {1}…").format(self._loading_name, self._step) if self._step
-                    else self.tr("Loading {0}…").format(self._loading_name))
-        elif self.state == "ready" and self._loaded is not None:
-            text, tooltip = self._ready_texts(self._loaded, self._selection)
-        elif self.state == "failed":
-            error = render(self._error)
+        snapshot, tooltip = self.snapshot, ""
+        if snapshot.phase is EnginePhase.LOADING:
+            text = (self.tr("Loading {0}: {1}…").format(snapshot.model_name, render(snapshot.step)) if snapshot.step
+                    else self.tr("Loading {0}…").format(snapshot.model_name))
+        elif snapshot.phase is EnginePhase.READY and snapshot.loaded is not None:
+            text, tooltip = self._ready_texts(snapshot.loaded, snapshot.selection)
+        elif snapshot.phase is EnginePhase.FAILED:
+            error = render(snapshot.error)
             text, tooltip = self.tr("Model failed to load: {0}").format(error), error
         else:
             text = self.tr("No model loaded. Use File › Load model… to choose one.")

@@ -30,9 +30,11 @@ from app.core.engines.base import (
     ProgressCallback,
 )
 from app.core.engines.chat_template import ChatTemplate
+from app.core.engines.load_texts import said
 from app.core.engines.metrics import EngineMetrics, RequestMetrics
 from app.core.engines.requests import ChatMessage, ChatRequest, SamplingParams
 from app.core.engines.stream import RequestStream
+from app.core.util.translatable import QT_TRANSLATE_NOOP
 
 LOGGER = logging.getLogger(__name__)
 UNLOAD_JOIN_TIMEOUT_S = 30.0
@@ -55,7 +57,9 @@ def _engine_thread_main(
         return
     except Exception as error:
         LOGGER.exception("Loading %s failed", config.model_path)
-        ready.set_exception(ModelLoadError(f"llama.cpp failed to load the model: {error}", "See the log file."))
+        ready.set_exception(ModelLoadError(
+            said(QT_TRANSLATE_NOOP("EngineLoad", "llama.cpp failed to load the model: {0}"), str(error)),
+            said(QT_TRANSLATE_NOOP("EngineLoad", "See the log file for details."))))
         return
     try:
         tokenizer = NativeTokenizer(native.library, native.vocab)
@@ -63,7 +67,9 @@ def _engine_thread_main(
         scheduler = BatchScheduler(native, tokenizer, context_limit, config.prefix_caching)
     except Exception as error:
         native.free()
-        ready.set_exception(ModelLoadError(f"llama.cpp engine setup failed: {error}", "See the log file."))
+        ready.set_exception(ModelLoadError(
+            said(QT_TRANSLATE_NOOP("EngineLoad", "llama.cpp engine setup failed: {0}"), str(error)),
+            said(QT_TRANSLATE_NOOP("EngineLoad", "See the log file for details."))))
         return
     ready.set_result(scheduler)
     scheduler.run()
@@ -122,9 +128,7 @@ class LlamaCppEngine:
         )
         with self._lock:
             self._scheduler, self._thread, self._template, self._loaded = scheduler, thread, template, loaded
-        if progress is not None:
-            progress(1.0, "Ready")
-        return loaded
+        return loaded  # not "ready" yet for the user: the manager may warm it up first
 
     def _require(self) -> tuple[BatchScheduler, ChatTemplate]:
         with self._lock:

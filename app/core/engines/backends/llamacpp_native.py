@@ -15,8 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from app.core.engines.base import EngineConfig, ModelLoadError, ProgressCallback
+from app.core.engines.load_texts import said
 from app.core.hardware.gpu_libraries import has_gpu_backend_library  # noqa: F401  (the window asks here)
 from app.core.planner.engine_plan import LlamaCppPlan
+from app.core.util.translatable import QT_TRANSLATE_NOOP
 
 LLAMA_LOGGER = logging.getLogger("llama_cpp")
 GGUF_MAGIC = b"GGUF"
@@ -134,15 +136,19 @@ def cpu_repacking_crashes(library: Any) -> bool:
 def check_model_file(path: Path) -> None:
     """Reject a missing, empty or non-GGUF file before llama.cpp sees it."""
     if not path.exists():
-        raise ModelLoadError(f"Model file not found: {path}", "Check the path or choose another model.")
+        raise ModelLoadError(said(QT_TRANSLATE_NOOP("EngineLoad", "Model file not found: {0}"), str(path)),
+                             said(QT_TRANSLATE_NOOP("EngineLoad", "Check the path or choose another model.")))
     if not path.is_file():
-        raise ModelLoadError(f"Not a model file: {path} is a folder.", "Choose a .gguf file.", "not_a_model")
+        raise ModelLoadError(said(QT_TRANSLATE_NOOP("EngineLoad", "Not a model file: {0} is a folder."), str(path)),
+                             said(QT_TRANSLATE_NOOP("EngineLoad", "Choose a .gguf file.")), "not_a_model")
     with path.open("rb") as handle:
         magic = handle.read(len(GGUF_MAGIC))
     if magic != GGUF_MAGIC:
-        what = "empty" if not magic else "not a GGUF model"
+        message = (said(QT_TRANSLATE_NOOP("EngineLoad", "{0} is empty."), path.name) if not magic
+                   else said(QT_TRANSLATE_NOOP("EngineLoad", "{0} is not a GGUF model."), path.name))
         raise ModelLoadError(
-            f"{path.name} is {what}.", "Choose a .gguf model file (llama.cpp format).", "not_a_model"
+            message, said(QT_TRANSLATE_NOOP("EngineLoad", "Choose a .gguf model file (llama.cpp format).")),
+            "not_a_model",
         )
 
 
@@ -209,25 +215,29 @@ def classify_model_failure(path: Path, lines: list[str]) -> ModelLoadError:
     detail = _interesting_line(lines)
     if "unknown model architecture" in text:
         return ModelLoadError(
-            f"This llama.cpp build does not support the model's architecture ({detail}).",
-            "Update UniDesk (a newer llama.cpp may support it) or choose another model.",
+            said(QT_TRANSLATE_NOOP("EngineLoad",
+                                   "This llama.cpp build does not support the model's architecture ({0})."), detail),
+            said(QT_TRANSLATE_NOOP("EngineLoad",
+                                   "Update UniDesk (a newer llama.cpp may support it) or choose another model.")),
             "unsupported",
         )
     if any(marker in text for marker in _OOM_MARKERS):
         return ModelLoadError(
-            f"Not enough memory to load {path.name}.",
-            "Choose a smaller model or quantization, or offload fewer layers to the GPU.",
+            said(QT_TRANSLATE_NOOP("EngineLoad", "Not enough memory to load {0}."), path.name),
+            said(QT_TRANSLATE_NOOP("EngineLoad",
+                                   "Choose a smaller model or quantization, or offload fewer layers to the GPU.")),
             "out_of_memory",
         )
     if "not within the file bounds" in text or "failed to read" in text or "magic" in text:
         return ModelLoadError(
-            f"{path.name} is damaged or incomplete ({detail}).",
-            "Download the model again.",
+            said(QT_TRANSLATE_NOOP("EngineLoad", "{0} is damaged or incomplete ({1})."), path.name, detail),
+            said(QT_TRANSLATE_NOOP("EngineLoad", "Download the model again.")),
             "not_a_model",
         )
     return ModelLoadError(
-        f"llama.cpp could not load {path.name}: {detail or 'unknown error'}.",
-        "See the log file for details.",
+        said(QT_TRANSLATE_NOOP("EngineLoad", "llama.cpp could not load {0}: {1}."), path.name,
+             detail or said(QT_TRANSLATE_NOOP("EngineLoad", "unknown error"))),
+        said(QT_TRANSLATE_NOOP("EngineLoad", "See the log file for details.")),
         "other",
     )
 
@@ -238,20 +248,23 @@ def classify_context_failure(config: EngineConfig, lines: list[str]) -> ModelLoa
     detail = _interesting_line(lines)
     if "does not divide n_embd_head" in text:
         return ModelLoadError(
-            f"The {config.kv_cache_dtype} KV cache does not fit this model's head size ({detail}).",
-            "Use an f16 KV cache for this model.",
+            said(QT_TRANSLATE_NOOP("EngineLoad", "The {0} KV cache does not fit this model's head size ({1})."),
+                 config.kv_cache_dtype, detail),
+            said(QT_TRANSLATE_NOOP("EngineLoad", "Use an f16 KV cache for this model.")),
             "other",
         )
     if "requires flash_attn" in text or "requires Flash Attention" in text:
         return ModelLoadError(
-            f"A {config.kv_cache_dtype} KV cache needs flash attention, which is off or unsupported.",
-            "Set flash attention to auto or on, or use an f16 KV cache.",
+            said(QT_TRANSLATE_NOOP("EngineLoad", "A {0} KV cache needs flash attention, which is off or unsupported."),
+                 config.kv_cache_dtype),
+            said(QT_TRANSLATE_NOOP("EngineLoad", "Set flash attention to auto or on, or use an f16 KV cache.")),
             "other",
         )
     return ModelLoadError(
-        f"Not enough memory for the KV cache of {config.parallel_chats} chat(s) of "
-        f"{config.context_length} tokens.",
-        "Lower the context length or the number of parallel chats, or use a quantized KV cache.",
+        said(QT_TRANSLATE_NOOP("EngineLoad", "Not enough memory for the KV cache of {0} chat(s) of {1} tokens."),
+             config.parallel_chats, config.context_length),
+        said(QT_TRANSLATE_NOOP("EngineLoad", "Lower the context length or the number of parallel chats, or use a "
+                                             "quantized KV cache.")),
         "out_of_memory",
     )
 
@@ -323,7 +336,7 @@ def load_native_model(
         del user_data
         if progress is not None:
             try:
-                progress(0.9 * float(fraction), "Loading weights")
+                progress(0.9 * float(fraction), said(QT_TRANSLATE_NOOP("EngineLoad", "Loading weights")))
             except Exception:  # a failing progress display must not abort the load
                 LLAMA_LOGGER.exception("The load progress callback failed")
         return True
@@ -343,7 +356,7 @@ def load_native_model(
     threads = config.threads if config.threads > 0 else default_thread_count()
     n_seq_max = config.parallel_chats
     if progress is not None:
-        progress(0.92, "Allocating the KV cache")
+        progress(0.92, said(QT_TRANSLATE_NOOP("EngineLoad", "Allocating the KV cache")))
     with router.capture() as context_log:
         context = library.llama_init_from_model(model, context_params(library, config, threads))
     if not context:
