@@ -1,20 +1,25 @@
-"""IndexingProgressView: the indexing job's bar, what it is doing, its rate and time left, and Cancel."""
+"""IndexingProgressView: the indexing job's bar, what it is doing, its rate and time left, and Cancel; between runs,
+what the knowledge base holds."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, Signal
 from PySide6.QtWidgets import QGridLayout, QLabel, QProgressBar, QPushButton, QWidget
 
+from app.core.kb.catalog import DocumentRecord
 from app.core.kb.progress import IndexingProgress
-from app.ui.knowledge.knowledge_texts import phase_text, rate_text
+from app.ui.knowledge.knowledge_texts import did_something, knowledge_base_summary, phase_text, rate_text
 
 
 class IndexingProgressView(QWidget):
     """Shows :class:`IndexingProgress` snapshots; ``cancel_requested()`` when the user presses Cancel.
 
-    Hidden until a job reports; after a job ends the summary stays visible (without the bar).
+    Between runs it says what the knowledge base holds (:meth:`show_documents`), below the summary of the last
+    run when that run changed something (a run that found nothing new, such as the check at start, says nothing).
+    Hidden while there is neither.
     """
 
     cancel_requested = Signal()
@@ -32,6 +37,9 @@ class IndexingProgressView(QWidget):
         self.rate_label.setObjectName("indexingRate")
         self.file_label = QLabel(self)
         self.file_label.setObjectName("indexingFile")
+        self.summary_label = QLabel(self)
+        self.summary_label.setObjectName("knowledgeSummary")
+        self.summary_label.setWordWrap(True)
         self.cancel_button = QPushButton(self)
         self.cancel_button.setObjectName("cancelIndexingButton")
         self.cancel_button.clicked.connect(self._cancel_clicked)
@@ -42,10 +50,12 @@ class IndexingProgressView(QWidget):
         layout.addWidget(self.cancel_button, 1, 1)
         layout.addWidget(self.rate_label, 2, 0, 1, 2)
         layout.addWidget(self.file_label, 3, 0, 1, 2)
+        layout.addWidget(self.summary_label, 4, 0, 1, 2)
         self.progress: IndexingProgress | None = None
+        self.documents: tuple[DocumentRecord, ...] = ()
         self._cancelling = False
         self.retranslate_ui()
-        self.setVisible(False)
+        self._show_summary()
 
     def retranslate_ui(self) -> None:
         self.cancel_button.setText(self.tr("Cancel"))
@@ -54,6 +64,7 @@ class IndexingProgressView(QWidget):
         self.bar.setAccessibleName(self.tr("Indexing progress"))
         if self.progress is not None:
             self.show_progress(self.progress)
+        self._show_summary()
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.LanguageChange:
@@ -65,7 +76,6 @@ class IndexingProgressView(QWidget):
         if progress.finished:
             self._cancelling = False
         self.progress = progress
-        self.setVisible(True)
         running = not progress.finished
         self.bar.setVisible(running)
         self.cancel_button.setVisible(running)
@@ -82,12 +92,31 @@ class IndexingProgressView(QWidget):
         if progress.phase == "failed" and progress.message:
             text = f"{text}\n{progress.message}"
         self.phase_label.setText(text)
+        self.phase_label.setVisible(self._phase_shown())
         self.rate_label.setText(rate_text(progress) if running else "")
         self.rate_label.setVisible(running and bool(self.rate_label.text()))
         current = progress.current_file
         self.file_label.setText(Path(current).name if running and current else "")
         self.file_label.setToolTip(current or "")
         self.file_label.setVisible(bool(self.file_label.text()))
+        self._show_summary()
+
+    def show_documents(self, documents: Sequence[DocumentRecord]) -> None:
+        """The knowledge base's documents as they are now (shown between runs)."""
+        self.documents = tuple(documents)
+        self._show_summary()
+
+    def _phase_shown(self) -> bool:
+        """A run is shown while it runs, and after it when it changed something, was cancelled or failed."""
+        progress = self.progress
+        return progress is not None and (progress.phase != "finished" or did_something(progress))
+
+    def _show_summary(self) -> None:
+        running = self.progress is not None and not self.progress.finished
+        summary = "" if running else knowledge_base_summary(self.documents)
+        self.summary_label.setText(summary)
+        self.summary_label.setVisible(bool(summary))
+        self.setVisible(bool(summary) or self._phase_shown())
 
     def new_job(self) -> None:
         """A new job started: forget that the previous one was being cancelled."""

@@ -336,6 +336,7 @@ class KnowledgeBasePanel(QWidget):
     def _show_documents(self, result: tuple[list[DocumentRecord], list[str]]) -> None:
         documents, folders = result
         self.table.show_documents(documents)
+        self.progress.show_documents(documents)
         service = self.access.service
         self.watched.show_folders(folders, watching=service is not None and service.watching)
         self._selection_changed()

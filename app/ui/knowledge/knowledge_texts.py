@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from app.core.kb.catalog import DocumentRecord, DocumentStatus
 from app.core.kb.parsers.document_texts import failure_text
 from app.core.kb.progress import IndexingProgress
@@ -101,6 +103,37 @@ def finished_text(progress: IndexingProgress) -> str:
     if progress.files_removed:
         parts.append(translate("KnowledgeTexts", "{0} removed").format(progress.files_removed))
     return translate("KnowledgeTexts", "Done: {0}.").format(translate("KnowledgeTexts", ", ").join(parts))
+
+
+def did_something(progress: IndexingProgress) -> bool:
+    """Whether a finished run changed the knowledge base (a run that found nothing new is no news to the user)."""
+    return bool(progress.files_indexed or progress.files_failed or progress.files_removed)
+
+
+def knowledge_base_summary(documents: Sequence[DocumentRecord]) -> str:
+    """What the knowledge base holds and how search finds it: ``3 documents, all searchable``, or
+    ``4 documents: 2 searchable, 1 by keywords only (meaning coming), 1 failed`` ("" when it is empty)."""
+    if not documents:
+        return ""
+    counts = {"indexed": 0, "keywords": 0, "waiting": 0, "failed": 0}
+    for record in documents:
+        stage = record.stage
+        counts[stage if stage in counts else "waiting"] += 1
+    if counts["indexed"] == len(documents):
+        if len(documents) == 1:
+            return translate("KnowledgeTexts", "1 document, searchable")
+        return translate("KnowledgeTexts", "{0} documents, all searchable").format(len(documents))
+    parts = {
+        "indexed": translate("KnowledgeTexts", "{0} searchable"),
+        "keywords": translate("KnowledgeTexts", "{0} by keywords only (meaning coming)"),
+        "waiting": translate("KnowledgeTexts", "{0} waiting"),
+        "failed": translate("KnowledgeTexts", "{0} failed"),
+    }
+    listed = translate("KnowledgeTexts", ", ").join(
+        template.format(counts[stage]) for stage, template in parts.items() if counts[stage])
+    if len(documents) == 1:
+        return translate("KnowledgeTexts", "1 document: {0}").format(listed)
+    return translate("KnowledgeTexts", "{0} documents: {1}").format(len(documents), listed)
 
 
 def rate_text(progress: IndexingProgress) -> str:
