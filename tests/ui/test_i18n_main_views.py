@@ -89,7 +89,7 @@ def test_the_main_views_speak_chinese_and_switch_back_keeping_their_state(
     assert window.file_menu.title() == "文件(&F)" and window.gauges_dock.windowTitle() == "仪表"
     assert window.gauges_dock.toggleViewAction().text() == "仪表(&G)"
     assert window.model_status.text.text().startswith("就绪：")
-    assert view.meter.toolTip().startswith("上下文窗口：")
+    assert view.meter.toolTip().startswith("下一条消息")
     assert settings.windowTitle() == "设置" and settings.panel.advanced_toggle.text() == "显示高级设置"
     answer = view.messages.widget_for(views.answer_id)
     assert answer is not None and answer.author.text() == "助手 · tiny-model"

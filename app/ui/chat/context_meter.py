@@ -80,6 +80,9 @@ class _Bar(QWidget):
 class ContextMeter(QWidget):
     """Shows a :class:`ContextBudget` (tooltip: every part in tokens), or a state line when there is none.
 
+    It counts this conversation's next prompt against one chat's context window; the KV-cache line in the gauges
+    counts something else (cells filled across all chats, text kept for reuse included), and both tooltips say so.
+
     A language switch writes what is shown again from the budget (or overflow, or state line) it holds.
     """
 
@@ -115,14 +118,18 @@ class ContextMeter(QWidget):
         self.bar.total = budget.context
         self.bar.overflow = False
         used = budget.prompt
-        self.label.setText(self.tr("{0} / {1} tokens").format(compact_tokens(used), compact_tokens(budget.context)))
+        self.label.setText(self.tr("Next prompt: {0} / {1} tokens").format(compact_tokens(used),
+                                                                           compact_tokens(budget.context)))
         names = {
             "system": self.tr("System prompt"), "sources": self.tr("Sources"), "history": self.tr("Earlier messages"),
             "question": self.tr("Your question"), "reserved": self.tr("Kept for the answer"), "free": self.tr("Free"),
         }
-        lines = [self.tr("Context window: {0} tokens").format(f"{budget.context:,}")]
+        lines = [self.tr("What this conversation sends with your next message: {0} of the {1} tokens one chat can "
+                         "hold (its context window).").format(f"{used:,}", f"{budget.context:,}")]
         lines += [f"{names[key]}: {tokens:,}" for key, tokens in self.bar.parts.items()]
         lines.append(self.tr("Sources are searched when you send (not counted before)."))
+        lines.append(self.tr("The KV cache in the gauges counts something else: the cells filled in all chats, "
+                             "including earlier prompts and answers kept so a follow-up is not read again."))
         self.setToolTip("\n".join(lines))
         self.bar.update()
 
@@ -133,7 +140,8 @@ class ContextMeter(QWidget):
         self.bar.parts = {}
         self.bar.total = context
         self.bar.overflow = True
-        self.label.setText(self.tr("{0} / {1} tokens").format(compact_tokens(needed), compact_tokens(context)))
+        self.label.setText(self.tr("Next prompt: {0} / {1} tokens").format(compact_tokens(needed),
+                                                                           compact_tokens(context)))
         self.setToolTip(self.tr("The question needs {0} tokens (with room for the answer); the context holds {1}.")
                         .format(f"{needed:,}", f"{context:,}"))
         self.bar.update()

@@ -80,11 +80,16 @@ class SpeedGauge(QWidget):
         if not snapshot.model_loaded:
             self.note.setText(self.tr("Load a model to see its speed."))
         elif speed.kv_cells_capacity:
-            self.note.setText(self.tr("KV cache: {0} of {1} cells in use.").format(
+            self.note.setText(self.tr("KV cache, all chats: {0} of {1} cells in use.").format(
                 f"{speed.kv_cells_used:,}", f"{speed.kv_cells_capacity:,}"
             ))
         else:
             self.note.setText("")
+        self.note.setToolTip(self.tr(
+            "Cells of the model's KV cache holding text now, in every chat together: earlier prompts and answers "
+            "are kept so a follow-up is not read again. The meter under the message box counts something else: the "
+            "next prompt of the conversation on show, against one chat's context window.")
+            if snapshot.model_loaded and speed.kv_cells_capacity else "")
 
     def _seconds(self, value: float | None) -> str:
         if value is None:
