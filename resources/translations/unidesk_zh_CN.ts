@@ -417,6 +417,10 @@
         <translation>加载模型…</translation>
     </message>
     <message>
+        <source>Context: counted once the model has loaded</source>
+        <translation>上下文：模型加载完成后计算</translation>
+    </message>
+    <message>
         <source>Context: no model loaded</source>
         <translation>上下文：未加载模型</translation>
     </message>

@@ -94,7 +94,8 @@ def remembered_model_window(app_context: AppContext, open_window: Callable[..., 
 
 
 def test_the_input_says_what_the_engine_does_when_a_model_loads_and_fails(
-        qtbot: Any, chat_windows: ChatWindows, tiny_gguf: Path, not_a_model_file: Path, screenshot: Shot) -> None:
+        qtbot: Any, chat_windows: ChatWindows, tiny_gguf: Path, not_a_model_file: Path, switcher: LanguageSwitcher,
+        screenshot: Shot) -> None:
     window = chat_windows.open()
     view, _, _ = chat_of(window)
     editor = view.composer.editor
@@ -107,17 +108,26 @@ def test_the_input_says_what_the_engine_does_when_a_model_loads_and_fails(
     # Drawn on screen, not only set: Qt repaints a placeholder only when it appears or disappears.
     wait_painted(qtbot, painted, editor, "Message", name)
     assert "No model" not in painted.last
+    qtbot.waitUntil(lambda: view.meter.budget is not None, timeout=30_000)
     screenshot(window, "engine-state-input-ready")
+    switcher.apply("zh_CN")
+    wait_painted(qtbot, painted, editor, "发消息", name)
+    screenshot(window, "engine-state-input-ready-zh")
     assert window.load_model(not_a_model_file)
+    assert view.meter.budget is None  # the last model's budget went with it
     qtbot.waitUntil(lambda: window.model_status.state == "failed", timeout=LOAD_TIMEOUT_MS)
-    wait_painted(qtbot, painted, editor, "could not be loaded")
+    assert view.meter.budget is None and view.meter.label.text() == "上下文：未加载模型"
+    wait_painted(qtbot, painted, editor, "模型无法加载")
     assert "GGUF" in view.notice.full_text and "GGUF" in window.model_status.text.text()
+    texts = [view.notice.full_text, editor.placeholderText(), window.model_status.text.text()]
+    assert english_left(texts, [not_a_model_file.name, ".gguf", "config.json"]) == [], texts
     assert not window.unload_action.isEnabled() and window.load_action.isEnabled()
+    screenshot(window, "engine-state-input-failed-zh")
 
 
 def test_a_relaunch_shows_the_remembered_model_loading_from_the_first_frame(
         qtbot: Any, app_context: AppContext, open_window: Callable[..., MainWindow], tiny_gguf: Path,
-        held_probe: tuple[threading.Event, MachineFacts], screenshot: Shot) -> None:
+        held_probe: tuple[threading.Event, MachineFacts], switcher: LanguageSwitcher, screenshot: Shot) -> None:
     release, machine = held_probe
     window = remembered_model_window(app_context, open_window, machine, tiny_gguf)
     view, _, _ = chat_of(window)
@@ -131,7 +141,14 @@ def test_a_relaunch_shows_the_remembered_model_loading_from_the_first_frame(
     assert view.notice.kind == "model" and tiny_gguf.name in view.notice.full_text
     assert editor.placeholderText() == view.notice.full_text  # the input and the banner say the same
     assert not window.load_action.isEnabled()
+    qtbot.waitUntil(lambda: "once the model has loaded" in view.meter.label.text(), timeout=10_000)
     screenshot(window, "engine-state-relaunch-loading")
+    switcher.apply("zh_CN")
+    wait_painted(qtbot, painted, editor, "正在加载", tiny_gguf.name)
+    assert editor.placeholderText() == view.notice.full_text
+    assert window.model_status.text.text().startswith("正在加载")
+    screenshot(window, "engine-state-relaunch-loading-zh")
+    switcher.apply("en")
     release.set()
     qtbot.waitUntil(lambda: window.model_status.state == "ready", timeout=LOAD_TIMEOUT_MS)
     wait_painted(qtbot, painted, editor, "Message", window.engine_state.snapshot.model_name)

@@ -173,6 +173,8 @@ class ChatView(QWidget):
         self._model_detail = detail
         if state == "ready":
             self.notice.clear("model")
+        else:
+            self._show_budget(None)  # at once: the last model's budget no longer holds
         self.composer.set_placeholder(self._placeholder())
         self._show_model_notice()
         self.preview.request(self.conversation_id, self.composer.text())
@@ -316,14 +318,18 @@ class ChatView(QWidget):
             self.show_conversation(None)
 
     def _delete_now(self, conversation_id: str) -> None:
-        with contextlib.suppress(ConversationNotFoundError):  # already gone
-            self.store.delete_conversation(conversation_id)
-        self.conversations_changed.emit()
+        def delete(store: ConversationStore) -> None:
+            with contextlib.suppress(ConversationNotFoundError):  # already gone
+                store.delete_conversation(conversation_id)
+
+        self.calls.call(delete, lambda _none: self.conversations_changed.emit())
 
     # ---- context meter ---------------------------------------------------------------------
     def _show_budget(self, budget: ContextBudget | None) -> None:
         self._clear_notice("too_long")
-        if budget is None:
+        if budget is None and self.model_state == "loading":
+            self.meter.set_unavailable(lambda: self.tr("Context: counted once the model has loaded"))
+        elif budget is None:
             self.meter.set_unavailable(lambda: self.tr("Context: no model loaded"))
         else:
             self.meter.set_budget(budget)
