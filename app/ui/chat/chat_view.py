@@ -318,11 +318,9 @@ class ChatView(QWidget):
             self.show_conversation(None)
 
     def _delete_now(self, conversation_id: str) -> None:
-        def delete(store: ConversationStore) -> None:
-            with contextlib.suppress(ConversationNotFoundError):  # already gone
-                store.delete_conversation(conversation_id)
-
-        self.calls.call(delete, lambda _none: self.conversations_changed.emit())
+        with contextlib.suppress(ConversationNotFoundError):  # already gone
+            self.store.delete_conversation(conversation_id)
+        self.conversations_changed.emit()
 
     # ---- context meter ---------------------------------------------------------------------
     def _show_budget(self, budget: ContextBudget | None) -> None:
