@@ -15,8 +15,10 @@ from app.context import AppContext
 from app.core.chat.records import KnowledgeScope
 from app.core.hardware import format_report, probe_hardware
 from app.core.kb.catalog import DocumentRecord, DocumentStatus
+from app.core.services.gauge_readings import GaugeSnapshot, MemoryBarReading, MemorySegment, SpeedReading
 from app.ui.chat.knowledge_scope_dialog import KnowledgeScopeDialog
 from app.ui.chat.knowledge_scope_tree import STATUS
+from app.ui.gauges.gauges_panel import GaugesPanel
 from app.ui.i18n import LanguageSwitcher
 from app.ui.main_window import MainWindow
 from app.ui.welcome.welcome_page import WelcomePage
@@ -162,3 +164,51 @@ def test_the_window_is_usable_at_900_by_600_with_a_model_loaded(
     screenshot(window, "window-900x600-zh")
     assert whole() and not gauges.verticalScrollBar().isVisible()  # still, once the window has settled
     assert gauges.memory_gauge.summary.toolTip()  # the explanation moved into the tooltip, not lost
+
+
+def _two_pool_snapshot() -> GaugeSnapshot:
+    """What a discrete GPU shows with a model loaded: system memory and GPU memory, every part present."""
+    gib = 1024**3
+
+    def bar(pool: Any, total: int, parts: tuple[tuple[Any, int], ...]) -> MemoryBarReading:
+        return MemoryBarReading(pool, total, tuple(MemorySegment(key, size) for key, size in parts))
+
+    system = bar("system", 64 * gib, (("app", gib), ("embedder", gib // 2), ("runtime", gib // 4),
+                                      ("other", 8 * gib), ("cache", 20 * gib), ("free", 30 * gib)))
+    gpu = bar("gpu", 24 * gib, (("weights", 5 * gib), ("kv_used", gib), ("kv_reserved", 3 * gib),
+                                ("compute", gib // 2), ("other", gib), ("free", 13 * gib)))
+    return GaugeSnapshot(0.0, True, (system, gpu), SpeedReading(decode_tok_s=42.0, roofline_tok_s=120.0), gib, 0)
+
+
+@pytest.mark.parametrize("language", ["en", "zh_CN"])
+def test_with_two_memory_pools_the_plot_steps_aside_before_any_figure_scrolls(
+    qtbot: Any, app_context: AppContext, open_window: Callable[..., MainWindow], switcher: LanguageSwitcher,
+    screenshot: Shot, language: str
+) -> None:
+    """A GPU machine's two bars and legends leave little room in a 900x600 window: every figure stays in view
+    (they scrolled), the plot steps aside where it would not fit whole, and comes back given the room."""
+    window = open_window(app_context, make_services(app_context, fake_machine()))
+    window.resize(900, 600)
+    qtbot.waitUntil(lambda: window.width() == 900 and window.height() == 600, timeout=WAIT_MS)
+    assert switcher.apply(language) == language
+    # A panel made in that language, in the window's own dock, fed the two-pool reading, not this machine's.
+    gauges = GaugesPanel()
+    window.gauges_dock.setWidget(gauges)
+    window.gauges_dock.raise_()
+    qtbot.waitUntil(lambda: not gauges.visibleRegion().isEmpty() and gauges.height() > 400, timeout=WAIT_MS)
+    gauges.show_snapshot(_two_pool_snapshot())
+    speed = gauges.speed_gauge
+
+    def figures_in_view() -> bool:
+        """The panel (with the plot where it is shown) needs no more height than the dock has, at its width:
+        no scroll bar, every figure in view. From the layout's own sizes, not the last drawn positions."""
+        body, room = gauges.widget(), gauges.maximumViewportSize()
+        return not gauges.verticalScrollBar().isVisible() and body.heightForWidth(room.width()) <= room.height()
+
+    qtbot.waitUntil(figures_in_view, timeout=WAIT_MS)
+    assert all(legend.isVisible() for legend in gauges.memory_gauge.legends)
+    assert speed.values["decode"].text() != "–" and speed.values["roofline"].isVisible()
+    screenshot(window, f"window-900x600-two-pools-{language}")
+    window.resize(900, 1000)
+    qtbot.waitUntil(lambda: speed.history.isVisible(), timeout=WAIT_MS)
+    qtbot.waitUntil(figures_in_view, timeout=WAIT_MS)

@@ -10,7 +10,7 @@ from app.core.services.gauge_readings import MemoryBarReading
 from app.ui.gauges.gauge_style import format_gib, segment_color, segment_name
 from app.ui.i18n import follow_language
 
-BAR_HEIGHT = 22
+BAR_HEIGHT = 18  # pixels: room for the hatching of reserved KV, short enough for a 600-pixel window
 
 
 class MemoryBar(QWidget):

@@ -21,7 +21,7 @@ class MemoryLegend(QWidget):
         self._grid = QGridLayout(self)
         self._grid.setContentsMargins(0, 0, 0, 0)
         self._grid.setHorizontalSpacing(6)
-        self._grid.setVerticalSpacing(1)
+        self._grid.setVerticalSpacing(0)
         self._grid.setColumnStretch(1, 1)
         self._rows: dict[SegmentKey, tuple[QLabel, QLabel, QLabel, QLabel]] = {}
         for row, key in enumerate(SEGMENT_ORDER):

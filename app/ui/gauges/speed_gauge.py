@@ -23,7 +23,7 @@ class SpeedGauge(QWidget):
         self.title = gauge_title(self)
         grid = QGridLayout()
         grid.setHorizontalSpacing(10)
-        grid.setVerticalSpacing(2)
+        grid.setVerticalSpacing(0)
         grid.setColumnStretch(1, 1)
         self.values: dict[str, QLabel] = {}
         self.names: dict[str, QLabel] = {}
