@@ -256,7 +256,8 @@ def test_the_catalog_judges_the_settings_as_the_engine_would_load_them_gpu_layer
     key = ("qwen3-4b", "q4_k_m")
     fit = dialog.catalog_page.tree.fit(key)
     model, variant = dialog.library.catalog.find(*key)
-    engine_plan = plan_memory(variant_metadata(model, variant), machine, plan_request_from_settings(settings, "llamacpp"))
+    engine_request = plan_request_from_settings(settings, "llamacpp")
+    engine_plan = plan_memory(variant_metadata(model, variant), machine, engine_request)
     assert fit is not None and fit.badge == "tight" and "only 8 of" in fit.reason
     assert (fit.needed_bytes, fit.parallel_chats, fit.context_length) == (
         engine_plan.total_bytes, engine_plan.parallel_chats, engine_plan.context_length)

@@ -39,7 +39,10 @@ class MachineSummaryView(QWidget):
     def retranslate_ui(self) -> None:
         summary = self._summary
         rows = summary_rows(summary) if isinstance(summary, str) else None
-        texts = [(render(label), render(value)) for label, value in rows] if rows is not None else [("", rendered(summary))]
+        if rows is None:
+            texts = [("", rendered(summary))]
+        else:
+            texts = [(render(label), render(value)) for label, value in rows]
         while len(self.rows) > len(texts):
             for label in self.rows.pop():
                 self.grid.removeWidget(label)
