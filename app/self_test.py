@@ -72,17 +72,19 @@ def check_llama_cpp() -> str:
 
 
 def check_embedding_model() -> str:
-    from app.core.kb.embedder import BUNDLED_MODEL_KEY, resolve_embedding_model
+    from app.core.kb.embedder import BUNDLED_MODEL_KEY, Embedder, resolve_embedding_model
 
     source = resolve_embedding_model(BUNDLED_MODEL_KEY)
     if not source.bundled:
         raise CheckFailed(f"the bundled embedding model ({BUNDLED_MODEL_KEY}) is not installed")
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    from sentence_transformers import SentenceTransformer
-
-    model = SentenceTransformer(source.location, device="cpu")
-    vector = model.encode(["UniDesk self-test 自检"], show_progress_bar=False)
-    return f"{BUNDLED_MODEL_KEY} loads and embeds ({vector.shape[-1]} dimensions)"
+    # As the app runs it: in a process of its own where llama.cpp (loaded by the check before) is a GPU build.
+    embedder = Embedder(BUNDLED_MODEL_KEY, device="cpu")
+    try:
+        vector = embedder.embed_documents(["UniDesk self-test 自检"])
+        where = "in its own process" if embedder.child_pid is not None else "in process"
+    finally:
+        embedder.close()
+    return f"{BUNDLED_MODEL_KEY} loads and embeds ({vector.shape[-1]} dimensions, {where})"
 
 
 def check_qt_platform() -> str:
