@@ -2,7 +2,8 @@
 abandoned and embedding requests), all on one engine and one knowledge base for ``UNIDESK_LOAD_SECONDS``
 (default 30; the issue's long run is 600 with ``UNIDESK_LOAD_FILES=1000``). No deadlock, every request
 completes, is refused with 429 or is cancelled, every answer is stored finished, and RSS sampled over the run
-stays bounded. Prints ``load: ...`` with the figures."""
+stays bounded. Prints ``load: ...`` with the figures and the RSS over the run (the highest sample in each
+tenth of it)."""
 
 from __future__ import annotations
 
@@ -35,6 +36,7 @@ JOIN_GRACE_S = 300.0  # after the run: time for the last requests to end (a dead
 PEAK_GROWTH_LIMIT = 1024**3  # warming up: KV caches, the vector index, torch's pools, buffers
 CLIMB_LIMIT = 128 * 1024**2  # once warm: the last quarter of the run may not climb past the first
 MIB = 1024**2
+TIMELINE_POINTS = 10  # the RSS printed over the run: the highest sample in each tenth of it
 
 
 class Tally:
@@ -45,6 +47,15 @@ class Tally:
     def add(self, key: str) -> None:
         with self.lock:
             self.counts[key] += 1
+
+
+def rss_timeline(samples: list[tuple[float, int]], points: int = TIMELINE_POINTS) -> str:
+    """``t s: MiB`` for the highest sample in each of ``points`` equal slices of the run."""
+    if not samples:
+        return "no samples"
+    slice_size = max(1, -(-len(samples) // points))
+    slices = [samples[start:start + slice_size] for start in range(0, len(samples), slice_size)]
+    return ", ".join(f"{part[-1][0]:.0f} s: {max(value for _, value in part) / MIB:.0f}" for part in slices)
 
 
 def api_call(server: ApiServer, path: str, body: dict[str, Any], *, stream: bool = False,
@@ -87,10 +98,12 @@ def test_chats_ingestion_and_api_clients_together_stay_bounded_and_all_finish(
     tally, stop, failures = Tally(), threading.Event(), []
     process = psutil.Process()
     rss: list[int] = []
+    timeline: list[tuple[float, int]] = []
 
     def sample() -> None:
         while not stop.is_set():
             rss.append(process.memory_info().rss)
+            timeline.append((time.monotonic() - started, rss[-1]))
             stop.wait(0.5)
 
     def chat(number: int) -> None:
@@ -166,7 +179,8 @@ def test_chats_ingestion_and_api_clients_together_stay_bounded_and_all_finish(
         print(f"load: {elapsed:.0f} s, {dict(sorted(tally.counts.items()))}, of the last {len(records)} requests "
               f"recorded, {len(abandoned)} lost their client and ended {dict(endings)}; RSS baseline "
               f"{baseline / MIB:.0f} MiB, peak {peak / MIB:.0f} MiB, first "
-              f"quarter max {early / MIB:.0f} MiB, last quarter max {late / MIB:.0f} MiB ({len(rss)} samples)")
+              f"quarter max {early / MIB:.0f} MiB, last quarter max {late / MIB:.0f} MiB ({len(rss)} samples); "
+              f"RSS over time (s: MiB): {rss_timeline(timeline)}")
         assert peak - baseline < PEAK_GROWTH_LIMIT
         assert late <= early + CLIMB_LIMIT  # no steady climb over the run
     finally:
