@@ -1199,6 +1199,10 @@
         <source>Warming up</source>
         <translation>正在预热</translation>
     </message>
+    <message>
+        <source>Out of memory with {0} tokens × {1} chats; retried with a smaller setting.</source>
+        <translation>{0} 词元 × {1} 个对话时内存不足；已改用更小的设置重试。</translation>
+    </message>
 </context>
 <context>
     <name>FirstRunPage</name>

@@ -213,6 +213,9 @@ def test_the_model_manager_footer_follows_the_load_to_ready_and_to_failure_in_ch
     qtbot.waitUntil(lambda: window.model_status.state == "ready", timeout=LOAD_TIMEOUT_MS)
     name = window.engine_state.snapshot.model_name
     assert manager.message.text() == f"{name} is loaded and ready."
+    window.open_models()
+    manager.show_local()
+    screenshot(manager, "engine-state-manager-ready")
     # A file that stopped being a model (overwritten after it was added) fails to load; the reason is the core's
     # own words, shown in the language of the window.
     broken = tmp_path / "broken.gguf"

@@ -25,7 +25,7 @@ from app.core.engines.base import (
     SpeculativeMode,
     VllmOptions,
 )
-from app.core.engines.load_texts import warming_up
+from app.core.engines.load_texts import said, warming_up
 from app.core.engines.metrics import EngineMetrics
 from app.core.engines.requests import ChatRequest
 from app.core.engines.selection import BackendSelection, select_backend
@@ -33,6 +33,7 @@ from app.core.engines.stream import RequestStream
 from app.core.hardware.report import HardwareReport
 from app.core.planner import MemoryPlan, PlanRequest, plan_memory, read_model_metadata
 from app.core.planner.from_settings import plan_request_from_settings
+from app.core.util.translatable import QT_TRANSLATE_NOOP
 
 log = logging.getLogger(__name__)
 
@@ -183,10 +184,9 @@ class EngineManager:
                 if retried or smaller is None:
                     raise
                 retried = True
-                notes.append(
-                    f"Out of memory with {plan.recommended.context_length} tokens x "
-                    f"{plan.recommended.parallel_chats} chats; retrying with a smaller setting."
-                )
+                notes.append(said(QT_TRANSLATE_NOOP(
+                    "EngineLoad", "Out of memory with {0} tokens × {1} chats; retried with a smaller setting."),
+                    plan.recommended.context_length, plan.recommended.parallel_chats))
                 log.warning("load failed for lack of memory, retrying smaller: %s", error)
                 request = smaller
                 continue

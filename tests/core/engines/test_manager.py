@@ -8,9 +8,10 @@ import pytest
 
 from app.core.config import Settings
 from app.core.engines.base import BackendName, ModelLoadError, NoModelLoadedError
-from app.core.engines.manager import EngineManager, ManagerState, smaller_request
+from app.core.engines.manager import WARM_UP_FRACTION, EngineManager, ManagerState, smaller_request
 from app.core.engines.requests import ChatRequest
 from app.core.planner import PlanRequest
+from app.core.util.translatable import Text
 from tests.core.engines.fake_engine import EngineLog, FakeEngine
 from tests.core.planner.fake_hardware import cpu_only, gb10
 
@@ -58,6 +59,13 @@ def test_out_of_memory_retries_once_smaller_and_says_so(tiny_gguf: Path) -> None
     assert [e for e in log.events if e.startswith("load")] == ["load ctx=2048 seqs=1", "load ctx=1024 seqs=1"]
     assert log.events.count("unload") == 1  # the failed engine was freed before the retry
     assert any("Out of memory" in note and "2048" in note for note in loaded.notes)
+    assert all(isinstance(note, Text) for note in loaded.notes if "Out of memory" in note)  # the window translates it
+
+
+def test_warming_up_is_reported_as_a_step_of_the_load(tiny_gguf: Path) -> None:
+    steps: list[tuple[float, str]] = []
+    make_manager(EngineLog()).load(tiny_gguf, lambda fraction, step: steps.append((fraction, step)))
+    assert steps[-1] == (WARM_UP_FRACTION, "Warming up") and isinstance(steps[-1][1], Text)
 
 
 def test_out_of_memory_twice_gives_up_with_the_error(tiny_gguf: Path) -> None:
