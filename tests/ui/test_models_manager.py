@@ -263,3 +263,23 @@ def test_the_catalog_judges_the_settings_as_the_engine_would_load_them_gpu_layer
         engine_plan.total_bytes, engine_plan.parallel_chats, engine_plan.context_length)
     assert dialog.catalog_page.tree.badge_of(key) == "Tight"
     assert fit.decode_tok_s == engine_plan.decode_tok_s_roofline_empty
+
+
+def test_the_model_manager_fits_a_900_pixel_wide_screen(
+    qtbot: Any, tmp_path: Path, switcher: LanguageSwitcher, screenshot: Shot
+) -> None:
+    """The catalog's controls sat on one row with the machine box as wide as its longest title: the dialog
+    needed about 1,190 pixels. The machine is on a row of its own and its box sized for a short title."""
+    dialog = open_dialog(qtbot, make_library(tmp_path), SMALL_MACHINE, UsedModels())
+    for language, title in (("en", "Models"), ("zh_CN", "模型")):
+        assert switcher.apply(language) == language
+        qtbot.waitUntil(lambda title=title: dialog.windowTitle() == title, timeout=WAIT_MS)
+        qtbot.waitUntil(lambda: dialog.minimumSizeHint().width() <= 900, timeout=WAIT_MS)
+        dialog.resize(900, 600)
+        qtbot.waitUntil(lambda: dialog.width() == 900, timeout=WAIT_MS)
+        page = dialog.catalog_page
+        assert page.machine_combo.isVisible() and page.hide_misfits.isVisible()
+        combo_right = page.machine_combo.mapTo(dialog, page.machine_combo.rect().topRight()).x()
+        hide_right = page.hide_misfits.mapTo(dialog, page.hide_misfits.rect().topRight()).x()
+        assert combo_right < dialog.width() and hide_right < dialog.width()
+        screenshot(dialog, f"models-900-{language}")

@@ -31,6 +31,7 @@ CONTEXT_SPEC = spec_for("engine.context_length")  # the boxes take the values th
 CHATS_SPEC = spec_for("engine.parallel_chats")
 AUTOMATIC_CHATS = 0  # the chats box's lowest value: the planner picks for each model, as the setting's Automatic
 RECOMPUTE_DELAY_MS = 200
+MACHINE_BOX_CHARACTERS = 28  # the machine box's width in characters; longer titles are shown whole in its list
 
 
 class CatalogPage(QWidget):
@@ -62,6 +63,9 @@ class CatalogPage(QWidget):
         self.fit_on_label = QLabel(self)
         self.machine_combo = QComboBox(self)
         self.machine_combo.setObjectName("fitMachine")
+        # Sized for a short title: the built-in machines' long titles show in the open list, not in the page's width.
+        self.machine_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.machine_combo.setMinimumContentsLength(MACHINE_BOX_CHARACTERS)
         self.machine_combo.addItem("", None)  # this computer; named in retranslate_ui
         for profile in machine_profiles():
             self.machine_combo.addItem(profile.title, profile.id)
@@ -82,7 +86,7 @@ class CatalogPage(QWidget):
         self.machine_combo.currentIndexChanged.connect(lambda _index: self._debounce.start())
         self.hide_misfits.toggled.connect(self.tree.set_hide_misfits)
         self.tree.itemSelectionChanged.connect(self._selected)
-        controls = QHBoxLayout()
+        controls = QHBoxLayout()  # what to judge, then on which machine: two rows, so the page fits a small screen
         controls.addWidget(self.judged_label)
         controls.addWidget(self.context_spin)
         self.tokens_label = QLabel(self)
@@ -91,12 +95,14 @@ class CatalogPage(QWidget):
         self.chats_label = QLabel(self)
         controls.addWidget(self.chats_label)
         controls.addStretch(1)
-        controls.addWidget(self.fit_on_label)
-        controls.addWidget(self.machine_combo)
-        controls.addWidget(self.hide_misfits)
+        machine_row = QHBoxLayout()
+        machine_row.addWidget(self.fit_on_label)
+        machine_row.addWidget(self.machine_combo, 1)
+        machine_row.addWidget(self.hide_misfits)
         layout = QVBoxLayout(self)
         layout.addWidget(self.machine_label)
         layout.addLayout(controls)
+        layout.addLayout(machine_row)
         layout.addWidget(self.tree, 1)
         layout.addWidget(self.details)
         layout.addWidget(self.download_box)
