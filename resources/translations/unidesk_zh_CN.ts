@@ -3105,12 +3105,28 @@
         <translation>请选择 .gguf 文件、Hugging Face 模型文件夹（含 config.json）或 config.json 文件。</translation>
     </message>
     <message>
+        <source>Pick a Hugging Face model folder (with config.json), a config.json or a .gguf file.</source>
+        <translation>请选择 Hugging Face 模型文件夹（含 config.json）、config.json 文件或 .gguf 文件。</translation>
+    </message>
+    <message>
+        <source>{0} has no config.json, so it is not a Hugging Face model folder.</source>
+        <translation>{0} 中没有 config.json，所以不是 Hugging Face 模型文件夹。</translation>
+    </message>
+    <message>
         <source>{0} does not exist.</source>
         <translation>{0} 不存在。</translation>
     </message>
     <message>
         <source>Cannot read {0}: {1}.</source>
         <translation>无法读取 {0}：{1}。</translation>
+    </message>
+    <message>
+        <source>{0} is not valid JSON (line {1}: {2}).</source>
+        <translation>{0} 不是有效的 JSON（第 {1} 行：{2}）。</translation>
+    </message>
+    <message>
+        <source>{0} is not a model config (expected a JSON object).</source>
+        <translation>{0} 不是模型配置（应为 JSON 对象）。</translation>
     </message>
     <message>
         <source>{0} is not a GGUF file (it does not start with &apos;GGUF&apos;).</source>

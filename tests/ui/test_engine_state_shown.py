@@ -4,6 +4,7 @@ first load and on a relaunch with a remembered model; in English and in Chinese.
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 import threading
 import time
@@ -19,6 +20,7 @@ from PySide6.QtWidgets import QPlainTextEdit, QWidget
 from app.context import AppContext
 from app.core.engines.manager import EngineManager
 from app.core.hardware import HardwareReport
+from app.core.hardware.backend import recommend_backend
 from app.core.models.library import ModelLibrary
 from app.ui.bridge import PROGRESS_DELAY_S
 from app.ui.i18n import LanguageSwitcher
@@ -234,3 +236,24 @@ def test_the_model_manager_footer_follows_the_load_to_ready_and_to_failure_in_ch
     window.open_models()
     manager.show_local()
     screenshot(manager, "engine-state-manager-failed-zh")
+
+
+def test_a_folder_that_is_no_model_fails_with_its_reason_in_chinese(
+        qtbot: Any, app_context: AppContext, open_window: Callable[..., MainWindow], tmp_path: Path,
+        switcher: LanguageSwitcher) -> None:
+    # The machine's backend reason as the real probe words it (a core Text), on a CPU-only machine.
+    report = dataclasses.replace(fake_machine(), recommended_backend=recommend_backend(
+        system="Linux", is_unified=False, has_gpu=False, vllm_importable=lambda: False))
+    machine = MachineFacts(lambda: report, available_memory=lambda: None)
+    live = LiveSettings(app_context.settings.with_changes(QUICK_SETTINGS))
+    window = open_window(app_context, GuiServices(EngineManager(machine.current, live.get), live, machine)
+                         .with_chat(app_context.paths))
+    view, _, _ = chat_of(window)
+    folder = tmp_path / "holiday-photos"
+    folder.mkdir()
+    switcher.apply("zh_CN")
+    assert window.load_model(folder)
+    qtbot.waitUntil(lambda: window.model_status.state == "failed", timeout=LOAD_TIMEOUT_MS)
+    texts = [window.model_status.text.text(), view.notice.full_text, view.composer.editor.placeholderText()]
+    assert all("holiday-photos" in text for text in texts[:2])
+    assert english_left(texts, ["holiday-photos", "config.json", ".gguf"]) == [], texts

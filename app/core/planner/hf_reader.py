@@ -11,8 +11,10 @@ from app.core.planner.hf_config import HfTextConfig, parse_hf_config
 from app.core.planner.metadata import ModelMetadata
 from app.core.planner.param_estimate import estimate_parameters, estimated_weight_bytes
 from app.core.planner.safetensors_reader import SafetensorsSummary, summarize_safetensors
+from app.core.util.translatable import QT_TRANSLATE_NOOP, Text
 
-_FOLDER_HINT = "Pick a Hugging Face model folder (with config.json), a config.json or a .gguf file."
+_FOLDER_HINT = Text("ModelFiles", QT_TRANSLATE_NOOP(
+    "ModelFiles", "Pick a Hugging Face model folder (with config.json), a config.json or a .gguf file."))
 
 
 def read_hf_metadata(path: Path) -> ModelMetadata:
@@ -20,9 +22,9 @@ def read_hf_metadata(path: Path) -> ModelMetadata:
     if path.is_dir():
         config_path = path / "config.json"
         if not config_path.is_file():
-            raise ModelMetadataError(
-                f"{path} has no config.json, so it is not a Hugging Face model folder.", _FOLDER_HINT
-            )
+            raise ModelMetadataError(Text("ModelFiles", QT_TRANSLATE_NOOP(
+                "ModelFiles", "{0} has no config.json, so it is not a Hugging Face model folder."), (str(path),)),
+                _FOLDER_HINT)
     else:
         config_path = path
     config = _load_config(config_path)
@@ -37,17 +39,20 @@ def _load_config(config_path: Path) -> dict[str, Any]:
     try:
         text = config_path.read_text(encoding="utf-8")
     except FileNotFoundError as exc:
-        raise ModelMetadataError(f"{config_path} does not exist.", _FOLDER_HINT) from exc
+        raise ModelMetadataError(Text("ModelFiles", QT_TRANSLATE_NOOP("ModelFiles", "{0} does not exist."),
+                                      (str(config_path),)), _FOLDER_HINT) from exc
     except (OSError, UnicodeDecodeError) as exc:
-        raise ModelMetadataError(f"Cannot read {config_path}: {exc}.", _FOLDER_HINT) from exc
+        raise ModelMetadataError(Text("ModelFiles", QT_TRANSLATE_NOOP("ModelFiles", "Cannot read {0}: {1}."),
+                                      (str(config_path), str(exc))), _FOLDER_HINT) from exc
     try:
         config = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ModelMetadataError(
-            f"{config_path.name} is not valid JSON (line {exc.lineno}: {exc.msg}).", _FOLDER_HINT
-        ) from exc
+        raise ModelMetadataError(Text("ModelFiles", QT_TRANSLATE_NOOP(
+            "ModelFiles", "{0} is not valid JSON (line {1}: {2})."), (config_path.name, exc.lineno, exc.msg)),
+            _FOLDER_HINT) from exc
     if not isinstance(config, dict):
-        raise ModelMetadataError(f"{config_path.name} is not a model config (expected a JSON object).", _FOLDER_HINT)
+        raise ModelMetadataError(Text("ModelFiles", QT_TRANSLATE_NOOP(
+            "ModelFiles", "{0} is not a model config (expected a JSON object)."), (config_path.name,)), _FOLDER_HINT)
     return config
 
 
