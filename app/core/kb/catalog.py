@@ -12,8 +12,9 @@ from app.core.kb.chunk_store import delete_chunks
 
 
 class DocumentStatus(enum.Enum):
-    """Where a document stands. Only ``INDEXED`` documents have chunks and keyword rows (keyword search finds
-    them); their vectors follow (``DocumentRecord.embedded``)."""
+    """Where a document stands. ``INDEXED`` documents have chunks and keyword rows (keyword search finds
+    them); their vectors follow (``DocumentRecord.embedded``). An ``INDEXING`` document is being read; a big one
+    is read in parts, and the chunks of the parts committed so far are found by keywords already."""
 
     PENDING = "pending"
     INDEXING = "indexing"
@@ -192,6 +193,7 @@ def delete_document(connection: sqlite3.Connection, document_id: int) -> None:
 
 def _withdraw(connection: sqlite3.Connection, document_id: int, *, vectors_may_exist: bool = True) -> None:
     delete_chunks(connection, document_id)
+    connection.execute("DELETE FROM reading_progress WHERE document_id = ?", (document_id,))
     connection.execute("DELETE FROM vector_members WHERE document_id = ?", (document_id,))
     if vectors_may_exist:
         connection.execute("INSERT OR IGNORE INTO vector_cleanup (document_id) VALUES (?)", (document_id,))

@@ -65,8 +65,12 @@ def delete_chunks(connection: sqlite3.Connection, document_id: int) -> None:
     connection.execute("DELETE FROM chunks WHERE document_id = ?", (document_id,))
 
 
+SEARCHABLE = "d.status IN ('indexed', 'indexing')"
+"""Documents whose chunks search returns: indexed ones, and the parts committed so far of one being read."""
+
+
 def chunks_by_ids(connection: sqlite3.Connection, chunk_ids: Iterable[int]) -> dict[int, StoredChunk]:
-    """Chunks of *indexed* documents with these ids (others are silently left out)."""
+    """Chunks of searchable documents with these ids (others are silently left out; see SEARCHABLE)."""
     wanted = list(dict.fromkeys(chunk_ids))
     found: dict[int, StoredChunk] = {}
     for start in range(0, len(wanted), 500):
@@ -74,7 +78,7 @@ def chunks_by_ids(connection: sqlite3.Connection, chunk_ids: Iterable[int]) -> d
         marks = ", ".join("?" for _ in part)
         rows = connection.execute(
             f"SELECT {_STORED_COLUMNS} FROM chunks c JOIN documents d ON d.id = c.document_id "
-            f"WHERE c.id IN ({marks}) AND d.status = 'indexed'",
+            f"WHERE c.id IN ({marks}) AND {SEARCHABLE}",
             part,
         ).fetchall()
         found.update((int(row["chunk_id"]), StoredChunk(**dict(row))) for row in rows)
@@ -84,12 +88,12 @@ def chunks_by_ids(connection: sqlite3.Connection, chunk_ids: Iterable[int]) -> d
 def chunks_by_position(
     connection: sqlite3.Connection, positions: Iterable[tuple[int, int]]
 ) -> dict[tuple[int, int], StoredChunk]:
-    """Chunks of indexed documents at (document id, ordinal) positions."""
+    """Chunks of searchable documents at (document id, ordinal) positions."""
     found: dict[tuple[int, int], StoredChunk] = {}
     for document_id, ordinal in dict.fromkeys(positions):
         row = connection.execute(
             f"SELECT {_STORED_COLUMNS} FROM chunks c JOIN documents d ON d.id = c.document_id "
-            "WHERE c.document_id = ? AND c.ordinal = ? AND d.status = 'indexed'",
+            f"WHERE c.document_id = ? AND c.ordinal = ? AND {SEARCHABLE}",
             (document_id, ordinal),
         ).fetchone()
         if row is not None:
@@ -108,7 +112,7 @@ def document_chunk_texts(connection: sqlite3.Connection, document_id: int) -> li
 def keyword_search(
     connection: sqlite3.Connection, match: str, limit: int, document_ids: Collection[int] | None = None
 ) -> list[tuple[int, float]]:
-    """(chunk id, BM25 score, higher is better) of the best keyword matches among indexed documents;
+    """(chunk id, BM25 score, higher is better) of the best keyword matches among searchable documents;
     only chunks of ``document_ids`` when given (the best ``limit`` of those, not a filtered top ``limit``)."""
     if not match or (document_ids is not None and not document_ids):
         return []

@@ -18,7 +18,7 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from typing import Final, NamedTuple
 
-from app.core.kb.documents import Chunk, PageText, ParsedDocument, Section
+from app.core.kb.documents import Chunk, DocumentPart, PageText, ParsedDocument, Section
 
 TokenCounter = Callable[[str], int]
 
@@ -59,20 +59,22 @@ def chunk_document(
 
 
 def iter_chunks(
-    document: ParsedDocument,
+    document: ParsedDocument | DocumentPart,
     count_tokens: TokenCounter,
     chunk_tokens: int = 512,
     overlap_tokens: int = 64,
+    first_ordinal: int = 0,
 ) -> Iterator[Chunk]:
     """Chunks of at most ``chunk_tokens`` tokens (by ``count_tokens``), consecutive chunks of one
-    section sharing at most ``overlap_tokens``; ordinals count up from 0 across the document.
+    section sharing at most ``overlap_tokens``; ordinals count up from ``first_ordinal`` across the document
+    (a part of a document: its chunks end where it ends; offsets count from the whole page's start).
     """
     if chunk_tokens < 1:
         raise ValueError("chunk_tokens must be at least 1")
     if not 0 <= overlap_tokens < chunk_tokens:
         raise ValueError("overlap_tokens must be at least 0 and less than chunk_tokens")
     estimator = _TokenEstimator(count_tokens)
-    ordinal = 0
+    ordinal = first_ordinal
     for page in document.pages:
         for chunk in _PageChunker(page, estimator, chunk_tokens, overlap_tokens).chunks(ordinal):
             yield chunk
@@ -334,8 +336,9 @@ class _PageChunker:
 
     def _chunk(self, atoms: list[_Atom], tokens: int, ordinal: int) -> Chunk:
         start, end = atoms[0].start, atoms[-1].end
+        offset = self.page.offset
         return Chunk(ordinal, self.text[start:end], self.page.page_number, self._heading_path(atoms),
-                     start, end, tokens)
+                     offset + start, offset + end, tokens)
 
     def _heading_path(self, atoms: list[_Atom]) -> tuple[str, ...]:
         """The heading path of the section holding most of the chunk's characters (headings aside)."""

@@ -68,6 +68,16 @@ CREATE TABLE IF NOT EXISTS vector_members (
     PRIMARY KEY (collection, document_id)
 );
 CREATE TABLE IF NOT EXISTS vector_cleanup (document_id INTEGER PRIMARY KEY);
+CREATE TABLE IF NOT EXISTS reading_progress (
+    document_id INTEGER PRIMARY KEY REFERENCES documents (id) ON DELETE CASCADE,
+    content_hash TEXT NOT NULL,
+    resume_after TEXT NOT NULL,
+    next_ordinal INTEGER NOT NULL,
+    numbered_pages INTEGER NOT NULL DEFAULT 0,
+    format TEXT,
+    title TEXT,
+    notes TEXT
+);
 CREATE TABLE IF NOT EXISTS read_attempts (
     document_id INTEGER PRIMARY KEY REFERENCES documents (id) ON DELETE CASCADE,
     attempts INTEGER NOT NULL DEFAULT 0,

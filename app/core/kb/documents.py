@@ -30,6 +30,9 @@ class PageText:
     page_number: int | None
     text: str
     sections: tuple[Section, ...] = ()
+    offset: int = 0
+    """Where ``text`` starts in the page's whole text: a big page is read in parts (see DocumentPart), and
+    chunk offsets always refer to the whole page."""
 
 
 @dataclass(frozen=True)
@@ -41,6 +44,26 @@ class ParsedDocument:
     encoding: str | None = None
     # What was read only in part, e.g. "page 7 skipped: ..." or replaced undecodable bytes.
     notes: tuple[str, ...] = ()
+
+    @property
+    def character_count(self) -> int:
+        return sum(len(page.text) for page in self.pages)
+
+
+@dataclass(frozen=True)
+class DocumentPart:
+    """A stretch of a document read on its own (a big document streams in parts, each committed when read).
+
+    ``resume_after`` says where reading continues after this part (only the parser that made it reads it;
+    None after the last part). A part may hold no pages (e.g. a page skipped, said in ``notes``).
+    """
+
+    format: str
+    title: str
+    pages: tuple[PageText, ...]
+    resume_after: str | None
+    notes: tuple[str, ...] = ()
+    encoding: str | None = None
 
     @property
     def character_count(self) -> int:

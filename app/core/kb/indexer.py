@@ -17,6 +17,7 @@ from typing import Any
 from app.core.config import Settings
 from app.core.kb.cleanup import clean_orphan_vectors, drop_unknown_collections
 from app.core.kb.database import knowledge_base_id, open_database
+from app.core.kb.documents import DocumentPart
 from app.core.kb.embedder import Embedder
 from app.core.kb.ingest_plan import Discover, FoundFile, ProblemSink, plan_ingestion
 from app.core.kb.ocr import OCR_PARSER
@@ -216,12 +217,17 @@ class Indexer:
         """How files are read: the given ``parse`` in this process, else a reader process with limits."""
         parse = self._parse
         if parse is not None:
-            yield lambda path, stopped: parse(path)
+            from app.core.kb.parsers.parts import whole_part
+
+            def read_whole(path: Path, stopped: Any, resume: Any, on_page: Any) -> Iterator[DocumentPart]:
+                yield whole_part(parse(path))  # read when the parts are asked for, as the reader process does
+
+            yield read_whole
             return
         worker = ParseWorker(self._options.limits, self._options.parser)
         try:
             worker.start()
-            yield worker.parse
+            yield lambda path, stopped, resume, on_page: worker.parts(path, resume, stopped, on_page)
         finally:
             worker.close()
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import logging
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Final
 if TYPE_CHECKING:
     from PIL.Image import Image
 
-    from app.core.kb.documents import ParsedDocument
+    from app.core.kb.documents import DocumentPart, ParsedDocument
 
 log = logging.getLogger(__name__)
 
@@ -34,6 +34,9 @@ OCR_PARSER: Final = "app.core.kb.ocr:parse_with_ocr"
 
 PageProgress = Callable[[Path, int, int], None]
 """Called with (file, pages recognised, pages to recognise in that file)."""
+PageStarted = Callable[[Path, int, int, "str | None"], None]
+"""Called before a page is recognised with (file, page number, pages in the file, where reading resumes if this
+page is given up: a part's ``resume_after``)."""
 
 
 class OcrUnavailableError(RuntimeError):
@@ -121,10 +124,15 @@ class OcrStep:
     recognizer: TextRecognizer
     on_page: PageProgress | None = None
     cancel: threading.Event | None = None
+    on_page_started: PageStarted | None = None
 
     def report(self, path: Path, done: int, total: int) -> None:
         if self.on_page is not None:
             self.on_page(path, done, total)
+
+    def started(self, path: Path, page_number: int, pages: int, resume_after: str | None) -> None:
+        if self.on_page_started is not None:
+            self.on_page_started(path, page_number, pages, resume_after)
 
     @property
     def cancelled(self) -> bool:
@@ -157,29 +165,21 @@ def pages_with_images(path: Path, page_indexes: Sequence[int]) -> list[int]:
         document.close()
 
 
-def recognize_pdf_pages(path: Path, page_indexes: Sequence[int], step: OcrStep) -> dict[int, str]:
-    """Render each of ``page_indexes`` (0-based) and recognise it; stops early when cancelled."""
+def recognize_pdf_page(path: Path, page_index: int, step: OcrStep) -> str:
+    """Render one page (0-based) and recognise it."""
     import pypdfium2
 
-    texts: dict[int, str] = {}
     document = pypdfium2.PdfDocument(str(path))
     try:
-        step.report(path, 0, len(page_indexes))
-        for done, index in enumerate(page_indexes, start=1):
-            if step.cancelled:
-                break
-            page = document[index]
-            try:
-                width, height = page.get_size()
-                bitmap = page.render(scale=render_scale(width, height))
-                image = bitmap.to_pil()
-            finally:
-                page.close()
-            texts[index] = step.recognizer.recognize(image)
-            step.report(path, done, len(page_indexes))
+        page = document[page_index]
+        try:
+            width, height = page.get_size()
+            image = page.render(scale=render_scale(width, height)).to_pil()
+        finally:
+            page.close()
     finally:
         document.close()
-    return texts
+    return step.recognizer.recognize(image)
 
 
 def progress_message(update: Callable[[str], None]) -> PageProgress:
@@ -195,6 +195,22 @@ def progress_message(update: Callable[[str], None]) -> PageProgress:
 def reader_recognizer() -> TextRecognizer:
     """The recogniser of this reader process, loaded on its first scanned page and kept for the next files."""
     return TextRecognizer()
+
+
+def read_parts_with_ocr(
+    path: Path, resume: str | None = None, page_started: Callable[[int, int, str | None], None] | None = None,
+    part_bytes: int | None = None,
+) -> Iterator[DocumentPart]:
+    """:func:`~app.core.kb.parsers.parts.document_parts` with OCR; ``page_started`` is told before each page is
+    recognised (the reader process tells the app, which gives each page its own time limit)."""
+    from app.core.kb.parsers.parts import document_parts
+
+    def started(_: Path, number: int, pages: int, resume_after: str | None) -> None:
+        if page_started is not None:
+            page_started(number, pages, resume_after)
+
+    step = OcrStep(reader_recognizer(), on_page_started=started)
+    return document_parts(path, resume, step) if part_bytes is None else document_parts(path, resume, step, part_bytes)
 
 
 def parse_with_ocr(path: Path) -> ParsedDocument:

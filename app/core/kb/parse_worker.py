@@ -1,5 +1,10 @@
 """Reading untrusted files in a separate process with time and memory limits.
 
+:meth:`ParseWorker.parts` streams a document in parts (see :mod:`~app.core.kb.parsers.parts`): the worker
+sends each part as soon as it is read, and the time limit applies to each part, and to each scanned page
+recognised by OCR, not to the whole file (a scanned book takes as long as its pages need). A page that
+runs out of time or kills the worker is skipped with a note, and reading goes on after it in a fresh worker.
+
 A file that makes a parser run away (a zip bomb, a PDF that loops, a crash in a C library) kills
 or stalls only the worker process, never the app: :meth:`ParseWorker.parse` then raises a
 :class:`~app.core.kb.parsers.errors.DocumentError` of kind ``crashed``, ``timeout`` or
@@ -19,18 +24,25 @@ import multiprocessing
 import os
 import signal
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any, Final
 
-from app.core.kb.documents import ParsedDocument
+from app.core.kb.documents import DocumentPart, ParsedDocument
 from app.core.kb.parsers.errors import DocumentError
 
 log = logging.getLogger(__name__)
 
 DEFAULT_PARSER: Final = "app.core.kb.parsers:parse_document"
+_PART_READERS: Final = {
+    DEFAULT_PARSER: "app.core.kb.parsers.parts:read_parts",
+    "app.core.kb.ocr:parse_with_ocr": "app.core.kb.ocr:read_parts_with_ocr",
+}
+"""The streaming reader of each whole-document parser; any other parser's document is sent as one part."""
+PARTS_PREFIX: Final = "parts:"
+"""A parser named ``"parts:module:function"`` is a streaming reader itself (see PartsReader)."""
 MIB: Final = 1024 * 1024
 _POLL_SECONDS: Final = 0.05
 _STOP: Final = None
@@ -42,7 +54,10 @@ class ParseLimits:
 
     max_file_bytes: int = 256 * MIB
     timeout_seconds: float = 300.0
+    """For a file read in parts, for each part, and for each page recognised by OCR."""
     memory_bytes: int = 3072 * MIB
+    part_bytes: int = 256 * 1024
+    """A big text file is read (and committed) in parts of about this many bytes."""
 
     @classmethod
     def from_settings(cls, settings: Any) -> ParseLimits:
@@ -68,6 +83,14 @@ def _megabytes(size: int) -> str:
     return f"{size / MIB:.1f}".removesuffix(".0")
 
 
+@dataclass(frozen=True)
+class _PageInProgress:
+    """A slow page (OCR) the worker announced: which, and where reading resumes if it is given up."""
+
+    number: int
+    resume_after: str | None
+
+
 class ParseWorker:
     """One warm worker process reading files one at a time (use from one thread; :meth:`close` at the end).
 
@@ -79,6 +102,7 @@ class ParseWorker:
         self.parser = parser
         self._process: Any = None
         self._connection: Connection | None = None
+        self._midway = False
         self.started = 0
         """Worker processes started so far (a crash or a timeout costs one more)."""
 
@@ -111,14 +135,98 @@ class ParseWorker:
             self._stop(kill=False)
         raise DocumentError(message, hint, kind=kind, path=path)
 
-    def _watch(self, path: Path, deadline: float) -> DocumentError | None:
-        """Why the worker must be stopped now (None while all is well)."""
+    def parts(
+        self, path: Path, resume: str | None = None, stopped: Callable[[], bool] | None = None,
+        on_page: Callable[[int, int], None] | None = None,
+    ) -> Iterator[DocumentPart]:
+        """The parts of ``path`` read in the worker from ``resume`` (a part's ``resume_after``); ends early when
+        ``stopped()`` turned true (the worker is stopped). ``on_page(page number, pages)``: a slow page (OCR)
+        starts. Each part, and each such page, has ``limits.timeout_seconds``; a page that runs out of time or
+        kills the worker is skipped (a part with a note and no pages) and reading resumes after it.
+
+        Raises DocumentError as :meth:`parse` does.
+        """
+        self._midway = True
+        try:
+            yield from self._stream(path, resume, stopped, on_page)
+        finally:
+            if self._midway:  # the caller stopped asking, or the worker failed: it may be midway
+                self._midway = False
+                self._stop(kill=True)
+
+    def _stream(
+        self, path: Path, resume: str | None, stopped: Callable[[], bool] | None,
+        on_page: Callable[[int, int], None] | None,
+    ) -> Iterator[DocumentPart]:
+        connection = self._ensure_started()
+        connection.send(("parts", str(path), resume))
+        deadline = time.monotonic() + self.limits.timeout_seconds
+        page: _PageInProgress | None = None
+        received = 0
+        while True:
+            if not connection.poll(_POLL_SECONDS):
+                if stopped is not None and stopped():
+                    return  # the worker is stopped on the way out (midway)
+                problem = self._watch(path, deadline, received)
+                if problem is None:
+                    continue
+                self._stop(kill=True)
+                if page is None:
+                    raise problem
+                if problem.kind == "timeout":
+                    problem = DocumentError.for_file(
+                        path, "timeout", f"text recognition took longer than {self.limits.timeout_seconds:g} s")
+                yield _skipped(page, problem)  # the page is given up; the rest is read in a fresh worker
+                if page.resume_after is None:
+                    return
+                connection = self._ensure_started()
+                connection.send(("parts", str(path), page.resume_after))
+                page, deadline = None, time.monotonic() + self.limits.timeout_seconds
+                continue
+            try:
+                reply = connection.recv()
+            except (EOFError, OSError):
+                problem = self._died(path)
+                if page is None:
+                    raise problem from None
+                reply = ("died", problem)
+            kind = reply[0]
+            if kind == "part":
+                page, received = None, received + 1
+                yield reply[1]
+            elif kind == "page":
+                page = _PageInProgress(int(reply[1]), reply[3])
+                if on_page is not None:
+                    on_page(int(reply[1]), int(reply[2]))
+            elif kind == "end":
+                self._midway = False
+                return
+            elif kind == "died":
+                assert page is not None
+                yield _skipped(page, reply[1])
+                if page.resume_after is None:
+                    return
+                connection = self._ensure_started()
+                connection.send(("parts", str(path), page.resume_after))
+                page = None
+            else:
+                _, error_kind, message, hint, restart = reply
+                self._midway = False  # the worker is ready for the next file (unless it must restart)
+                if restart:
+                    self._stop(kill=False)
+                raise DocumentError(message, hint, kind=error_kind, path=path)
+            deadline = time.monotonic() + self.limits.timeout_seconds
+
+    def _watch(self, path: Path, deadline: float, received: int = 0) -> DocumentError | None:
+        """Why the worker must be stopped now (None while all is well); ``received``: parts read so far."""
         if not self._process.is_alive():
             return self._died(path)
         if time.monotonic() > deadline:
+            seconds = f"{self.limits.timeout_seconds:g}"
             return DocumentError.for_file(
                 path, "timeout",
-                f"reading it took longer than {self.limits.timeout_seconds:g} s, so it was stopped",
+                f"reading a part of it took longer than {seconds} s, so it was stopped" if received else
+                f"reading it took longer than {seconds} s, so it was stopped",
                 "The file may be damaged or unusually complex; it is not retried until it changes. Raise "
                 "'Time to read one file' (kb.read_timeout_seconds) in the settings and add it again to retry.",
             )
@@ -155,7 +263,8 @@ class ParseWorker:
         context = multiprocessing.get_context("spawn")
         parent, child = context.Pipe(duplex=True)
         process = context.Process(
-            target=serve, args=(child, self.parser, self.limits.memory_bytes), name="unidesk-kb-reader",
+            target=serve, args=(child, self.parser, self.limits.memory_bytes, self.limits.part_bytes),
+            name="unidesk-kb-reader",
             daemon=True,
         )
         process.start()
@@ -193,6 +302,14 @@ class ParseWorker:
         self.close()
 
 
+def _skipped(page: _PageInProgress, problem: DocumentError) -> DocumentPart:
+    """A part without pages that says why ``page`` was given up (the text of ``problem`` after its file)."""
+    reason = str(problem.message)
+    if problem.path is not None:
+        reason = reason.removeprefix(f"{problem.path}: ")
+    return DocumentPart("", "", (), page.resume_after, (f"page {page.number} skipped: {reason}",))
+
+
 def out_of_memory(path: Path, memory_bytes: int) -> DocumentError:
     """The error for a file whose reading needed more than ``memory_bytes``."""
     return DocumentError.for_file(
@@ -213,10 +330,10 @@ def _resident_bytes(pid: int) -> int | None:
 # -- inside the worker process ---------------------------------------------------------------
 
 
-def serve(connection: Connection, parser: str, memory_bytes: int) -> None:
+def serve(connection: Connection, parser: str, memory_bytes: int, part_bytes: int = 256 * 1024) -> None:
     """The worker's loop: a path in, ("ok", document) or ("error", kind, message, hint, restart) out."""
     _limit_memory(memory_bytes)
-    parse = _resolve(parser)
+    parse = None if parser.startswith(PARTS_PREFIX) else _resolve(parser)
     while True:
         try:
             request = connection.recv()
@@ -224,7 +341,16 @@ def serve(connection: Connection, parser: str, memory_bytes: int) -> None:
             return
         if request is _STOP:
             return
-        reply, restart = _parse_one(parse, Path(request), memory_bytes)
+        if isinstance(request, tuple):  # ("parts", path, resume)
+            reader = _resolve_parts(parser)
+            if _send_parts(connection, parse, reader, Path(request[1]), request[2], memory_bytes, part_bytes):
+                return
+            continue
+        if parse is None:
+            reply, restart = _failure_reply(TypeError(f"{parser} reads documents in parts only"), Path(request),
+                                            memory_bytes)
+        else:
+            reply, restart = _parse_one(parse, Path(request), memory_bytes)
         try:
             connection.send(reply)
         except MemoryError:
@@ -234,20 +360,71 @@ def serve(connection: Connection, parser: str, memory_bytes: int) -> None:
             return
 
 
+PartsReader = Callable[[Path, "str | None", Callable[[int, int, "str | None"], None], int], Iterator[DocumentPart]]
+"""(path, resume, page_started, part_bytes) -> the parts (app.core.kb.parsers.parts.read_parts)."""
+
+
+def _send_parts(
+    connection: Connection, parse: Callable[[Path], ParsedDocument] | None, reader: PartsReader | None, path: Path,
+    resume: str | None, memory_bytes: int, part_bytes: int,
+) -> bool:
+    """Send ("part", part)... then ("end",), or an error reply; ("page", number, pages, resume_after) before a
+    slow page. True when the worker must restart (it ran out of memory)."""
+    from app.core.kb.parsers.parts import whole_part
+
+    def page_started(number: int, pages: int, resume_after: str | None) -> None:
+        connection.send(("page", number, pages, resume_after))
+
+    try:
+        if reader is not None:
+            parts = reader(path, resume, page_started, part_bytes)
+        else:
+            assert parse is not None
+            parts = iter((whole_part(parse(path)),))
+        for part in parts:
+            connection.send(("part", part))
+        connection.send(("end",))
+        return False
+    except BaseException as error:  # every failure of reading becomes a reply, as in _parse_one
+        reply, restart = _failure_reply(error, path, memory_bytes)
+    try:
+        connection.send(reply)
+    except MemoryError:
+        connection.send(_memory_reply(path, memory_bytes))
+        restart = True
+    return restart
+
+
+def _resolve_parts(parser: str) -> PartsReader | None:
+    reference = parser.removeprefix(PARTS_PREFIX) if parser.startswith(PARTS_PREFIX) else _PART_READERS.get(parser)
+    if reference is None:
+        return None
+    module_name, _, name = reference.partition(":")
+    reader: PartsReader = getattr(importlib.import_module(module_name), name)
+    return reader
+
+
 def _parse_one(
     parse: Callable[[Path], ParsedDocument], path: Path, memory_bytes: int
 ) -> tuple[tuple[Any, ...], bool]:
     try:
         return ("ok", parse(path)), False
-    except DocumentError as error:
+    except BaseException as error:
+        return _failure_reply(error, path, memory_bytes)
+
+
+def _failure_reply(error: BaseException, path: Path, memory_bytes: int) -> tuple[tuple[Any, ...], bool]:
+    """The reply for a failure of reading ``path``, and whether the worker must restart (it ran out of memory)."""
+    if isinstance(error, DocumentError):
         return ("error", error.kind, error.message, error.hint, False), False
-    except MemoryError:
+    if isinstance(error, MemoryError):
         return _memory_reply(path, memory_bytes), True
-    except RecursionError:
+    if isinstance(error, RecursionError):
         return ("error", "corrupt", f"{path}: its structure is nested too deeply to read", None, False), False
-    except Exception as error:  # a parser bug must not stop the other files
-        log.exception("reading %s failed", path)
-        return ("error", "unreadable", f"{path}: cannot be read ({type(error).__name__}: {error})", None, False), False
+    if not isinstance(error, Exception):  # KeyboardInterrupt, SystemExit: the worker stops
+        raise error
+    log.exception("reading %s failed", path, exc_info=error)  # a parser bug must not stop the other files
+    return ("error", "unreadable", f"{path}: cannot be read ({type(error).__name__}: {error})", None, False), False
 
 
 def _memory_reply(path: Path, memory_bytes: int) -> tuple[Any, ...]:

@@ -2,9 +2,12 @@
 
 *Reading* (:class:`ReadingStage`, a helper thread with its own SQLite connection) takes the files
 smallest first, stepping aside between files while an answer is written (as embedding does between
-batches): it records the attempt, reads the file (in the reader process), cuts it into chunks and commits
-chunks, keyword rows and status ``indexed`` in ONE transaction; from then on keyword
-search finds the document. *Embedding* (:class:`EmbeddingStage`, on the indexing thread) meanwhile
+batches): it records the attempt, reads the file (in the reader process) part by part, cuts each part into
+chunks and commits its chunks and keyword rows at once (keyword search finds them from then on); the last
+part's transaction also sets status ``indexed``. A small file is one part: chunks, keyword rows and status in
+ONE transaction. A big one is read in parts (:mod:`~app.core.kb.parsers.parts`): a crash or a cancel leaves
+its parts committed so far and where reading stopped (:mod:`~app.core.kb.reading_progress`), and the next run
+resumes there. *Embedding* (:class:`EmbeddingStage`, on the indexing thread) meanwhile
 embeds the chunks of indexed documents that are not yet members of the target vector space,
 smallest documents first, a pool of chunks at a time; a document becomes a member (searchable by
 meaning) in the transaction after its last vector is written.
@@ -31,15 +34,18 @@ from app.core.kb.database import open_database
 from app.core.kb.embedder import Embedder
 from app.core.kb.ingest_plan import WorkItem
 from app.core.kb.preparation import (
-    CancelledDocument,
     FailedDocument,
     Outcome,
-    PreparedDocument,
+    PageStarted,
     Stopped,
+    StreamedDocument,
     UnchangedDocument,
+    close_parts,
+    failure_of,
 )
 from app.core.kb.progress import FileProblem, ProgressTracker
 from app.core.kb.read_attempts import begin_attempt, cancel_attempt, end_attempt, forget_attempts
+from app.core.kb.reading_progress import ReadingState, forget_reading, save_reading, saved_reading
 from app.core.kb.spaces import add_member
 from app.core.kb.step_aside import STEP_CHUNKS, StepAside, clear_to_embed, embed_in_steps
 from app.core.kb.vector_store import VectorKey, VectorStore
@@ -55,7 +61,9 @@ class ReadingStage:
     """Reads and commits documents on a helper thread; :attr:`done` once every file has an outcome."""
 
     def __init__(
-        self, database_path: Path, prepare: Callable[[WorkItem, Stopped], Outcome], progress: ProgressTracker,
+        self, database_path: Path,
+        prepare: Callable[[WorkItem, Stopped, ReadingState | None, PageStarted | None], Outcome],
+        progress: ProgressTracker,
         step_aside: StepAside | None = None,
     ) -> None:
         self._database_path = database_path
@@ -97,16 +105,23 @@ class ReadingStage:
             self.committed.set()
 
     def _read(self, connection: sqlite3.Connection, item: WorkItem, cancel: threading.Event) -> bool:
-        """Read and commit one file; False when the run was cancelled while it was read."""
-        with transaction(connection):
-            begin_attempt(connection, item.document_id, item.size, item.mtime_ns)
-        self._progress.update(current_file=str(item.path))
-        outcome = self._prepare(item, lambda: cancel.is_set() or self.halt.is_set())
-        if isinstance(outcome, CancelledDocument):
-            with transaction(connection):
-                cancel_attempt(connection, item.document_id)
-            return False
+        """Read and commit one file, part by part; False when the run was cancelled while it was read."""
         document_id = item.document_id
+        with transaction(connection):
+            begin_attempt(connection, document_id, item.size, item.mtime_ns)
+            resumed = saved_reading(connection, document_id)
+        self._progress.update(current_file=str(item.path), ocr_page=0, ocr_pages=0)
+        outcome = self._prepare(item, lambda: cancel.is_set() or self.halt.is_set(), resumed, self._page_started)
+        if isinstance(outcome, StreamedDocument):
+            try:
+                finished = self._commit_parts(connection, outcome)
+            except Exception as error:  # reading or chunking a part failed: the file fails (see failure_of)
+                outcome = failure_of(item, error)
+            else:
+                if not finished:
+                    with transaction(connection):
+                        cancel_attempt(connection, document_id)
+                    return False
         if isinstance(outcome, FailedDocument):
             with transaction(connection):
                 mark_failed(connection, document_id, outcome.kind, outcome.message, item.size, item.mtime_ns)
@@ -117,25 +132,74 @@ class ReadingStage:
                 record_unchanged(connection, document_id, outcome.size, outcome.mtime_ns)
                 forget_attempts(connection, document_id)
             self._progress.file_finished(outcome.item.size, indexed=False, skipped=True)
-        else:
-            self._commit(connection, outcome)
         return True
 
-    def _commit(self, connection: sqlite3.Connection, prepared: PreparedDocument) -> None:
-        document_id = prepared.item.document_id
-        with transaction(connection):
-            row = connection.execute("SELECT 1 FROM documents WHERE id = ?", (document_id,)).fetchone()
-            if row is None:  # removed while it was read
-                return
-            mark_indexing(connection, document_id)  # the old version's chunks go in this same transaction
-            insert_chunks(connection, document_id, prepared.chunks)
-            mark_indexed(connection, document_id, IndexedFacts(
-                prepared.content_hash, prepared.size, prepared.mtime_ns, prepared.format,
-                prepared.title, prepared.pages, len(prepared.chunks), prepared.notes,
-            ))
-            forget_attempts(connection, document_id)
-        self._progress.file_searchable()
-        self.committed.set()
+    def _page_started(self, page: int, pages: int) -> None:
+        self._progress.update(ocr_page=page, ocr_pages=pages)
+
+    def _commit_parts(self, connection: sqlite3.Connection, streamed: StreamedDocument) -> bool:
+        """Commit each part as it is read (its chunks are found by keywords at once); the last one makes the
+        document indexed. False when the parts stopped before the last (cancelled: the next run resumes)."""
+        state = streamed.resumed or ReadingState(streamed.content_hash, "", 0)
+        fresh = streamed.resumed is None
+        searchable = False
+        try:
+            return self._commit_each(connection, streamed, state, fresh, searchable)
+        finally:
+            close_parts(streamed.parts)
+
+    def _commit_each(
+        self, connection: sqlite3.Connection, streamed: StreamedDocument, state: ReadingState, fresh: bool,
+        searchable: bool,
+    ) -> bool:
+        for prepared in streamed.parts:
+            part = prepared.part
+            state = ReadingState(
+                state.content_hash, part.resume_after or "", state.next_ordinal + len(prepared.chunks),
+                state.numbered_pages + sum(page.page_number is not None for page in part.pages),
+                state.format or part.format, state.title or part.title, (*state.notes, *part.notes),
+            )
+            with transaction(connection):
+                if connection.execute("SELECT 1 FROM documents WHERE id = ?", (streamed.item.document_id,)
+                                      ).fetchone() is None:
+                    return True  # removed while it was read
+                if fresh:  # the old version's chunks (or an abandoned reading's) go in this same transaction
+                    mark_indexing(connection, streamed.item.document_id)
+                    fresh = False
+                insert_chunks(connection, streamed.item.document_id, prepared.chunks)
+                if prepared.last:
+                    self._finish(connection, streamed, state)
+                else:
+                    save_reading(connection, streamed.item.document_id, state)
+                    _count_chunks(connection, streamed.item.document_id, state.next_ordinal)
+            if not searchable and state.next_ordinal > 0:
+                searchable = True
+                self._progress.file_searchable()
+            if prepared.last:
+                self.committed.set()
+                return True
+        return False
+
+    def _finish(self, connection: sqlite3.Connection, streamed: StreamedDocument, state: ReadingState) -> None:
+        """The last part: the document becomes indexed, or fails when it held no text at all."""
+        document_id, item = streamed.item.document_id, streamed.item
+        if state.next_ordinal == 0:
+            message = f"{item.path}: contains no text to index"
+            mark_failed(connection, document_id, "empty", message, item.size, item.mtime_ns)
+            end_attempt(connection, document_id)
+            self._progress.file_failed(item.size, FileProblem(str(item.path), "empty", message))
+            return
+        mark_indexed(connection, document_id, IndexedFacts(
+            streamed.content_hash, streamed.size, streamed.mtime_ns, state.format, state.title,
+            state.numbered_pages or 1, state.next_ordinal, tuple(dict.fromkeys(state.notes)),
+        ))
+        forget_reading(connection, document_id)
+        forget_attempts(connection, document_id)
+
+
+def _count_chunks(connection: sqlite3.Connection, document_id: int, chunks: int) -> None:
+    """The chunks committed so far of a document being read (what the documents list shows meanwhile)."""
+    connection.execute("UPDATE documents SET chunk_count = ? WHERE id = ?", (chunks, document_id))
 
 
 @dataclass

@@ -1,16 +1,19 @@
-"""Reading one file for indexing (size check, hash, parse, chunk), off the embedding thread; never raises."""
+"""Reading one file for indexing (size check, hash, then its parts read and chunked one by one), off the
+embedding thread; never raises (a failure while the parts stream is turned into one by :func:`failure_of`)."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import logging
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.core.kb.documents import Chunk, ParsedDocument
+from app.core.kb.documents import Chunk, DocumentPart, ParsedDocument
 from app.core.kb.ingest_plan import WorkItem
+from app.core.kb.reading_progress import ReadingState
 
 log = logging.getLogger(__name__)
 
@@ -21,24 +24,39 @@ _WITH_HINT = frozenset({"too-large", "timeout", "crashed"})
 CountTokens = Callable[[str], int]
 Parse = Callable[[Path], ParsedDocument]
 Stopped = Callable[[], bool]
-Read = Callable[[Path, Stopped], ParsedDocument | None]
-"""Parse, or None when ``Stopped()`` turned true meanwhile (the run was cancelled)."""
+PageStarted = Callable[[int, int], None]
+"""Told (page number, pages) when a slow page (OCR) of the file being read starts."""
+Read = Callable[[Path, Stopped, "str | None", "PageStarted | None"], Iterator[DocumentPart]]
+"""The parts of a file from a resume token (None: the start); ends early once ``Stopped()`` turned true."""
 ChunkDocument = Callable[[ParsedDocument, CountTokens, int, int], list[Chunk]]
 
 
 @dataclass(frozen=True)
-class PreparedDocument:
-    """A file read and cut into chunks, ready to embed."""
+class PreparedPart:
+    """A part read and cut into chunks (ordinals continue the document's), ready to commit."""
+
+    part: DocumentPart
+    chunks: tuple[Chunk, ...]
+
+    @property
+    def last(self) -> bool:
+        return self.part.resume_after is None
+
+
+@dataclass(frozen=True)
+class StreamedDocument:
+    """A file whose parts are read and chunked as ``parts`` is iterated (it may raise: see failure_of).
+
+    ``resumed``: the state of an earlier reading of this same content that stopped midway (its parts are
+    committed; ``parts`` starts after them), else None (a fresh reading).
+    """
 
     item: WorkItem
     content_hash: str
     size: int
     mtime_ns: int
-    format: str
-    title: str
-    pages: int
-    chunks: tuple[Chunk, ...]
-    notes: tuple[str, ...] = ()
+    resumed: ReadingState | None
+    parts: Iterator[PreparedPart]
 
 
 @dataclass(frozen=True)
@@ -57,14 +75,7 @@ class FailedDocument:
     message: str
 
 
-@dataclass(frozen=True)
-class CancelledDocument:
-    """The run was cancelled while the file was read: it stays as it was and is read next time."""
-
-    item: WorkItem
-
-
-Outcome = PreparedDocument | UnchangedDocument | FailedDocument | CancelledDocument
+Outcome = StreamedDocument | UnchangedDocument | FailedDocument
 
 
 def hash_file(path: Path) -> str:
@@ -83,16 +94,19 @@ class Preparer:
     ``max_file_bytes``: larger files fail as ``too-large`` without being read.
     """
 
-    parse: Read
+    read: Read
     chunk: ChunkDocument
     count_tokens: CountTokens
     chunk_tokens: int
     overlap_tokens: int
     max_file_bytes: int | None = None
 
-    def __call__(self, item: WorkItem, stopped: Stopped = lambda: False) -> Outcome:
+    def __call__(
+        self, item: WorkItem, stopped: Stopped = lambda: False, resumed: ReadingState | None = None,
+        on_page: PageStarted | None = None,
+    ) -> Outcome:
+        """``resumed``: where an earlier reading of the file stopped (used when the content is still the same)."""
         from app.core.kb.parse_worker import ParseLimits, too_large
-        from app.core.kb.parsers.errors import DocumentError
 
         path = item.path
         try:
@@ -102,38 +116,56 @@ class Preparer:
                 if refused is not None:
                     return FailedDocument(item, refused.kind, refused.text)
             content_hash = hash_file(path)
-        except FileNotFoundError:
-            return FailedDocument(item, "missing", f"{path}: the file is gone (moved or deleted)")
-        except IsADirectoryError:
-            return FailedDocument(item, "unreadable", f"{path}: is a folder, not a file")
         except OSError as error:
-            return FailedDocument(item, "unreadable", f"{path}: cannot be read ({error.strerror or error})")
+            return failure_of(item, error)
         if item.previous_hash is not None and item.previous_hash == content_hash:
             return UnchangedDocument(item, stat.st_size, stat.st_mtime_ns)
+        if resumed is not None and resumed.content_hash != content_hash:
+            resumed = None  # the file changed since: read it afresh
         try:
-            parsed = self.parse(path, stopped)
-            if parsed is None:
-                return CancelledDocument(item)
-            chunks = self.chunk(parsed, self.count_tokens, self.chunk_tokens, self.overlap_tokens)
-        except DocumentError as error:
-            return FailedDocument(item, error.kind, error.text if error.kind in _WITH_HINT else error.message)
-        except FileNotFoundError:
-            return FailedDocument(item, "missing", f"{path}: the file is gone (moved or deleted)")
-        except MemoryError:
-            return FailedDocument(item, "unreadable", f"{path}: too large to read in the memory available")
-        except Exception as error:  # a parser bug must not stop the other files
-            log.exception("reading %s failed", path)
-            return FailedDocument(item, "unreadable", f"{path}: cannot be read ({type(error).__name__}: {error})")
-        if not chunks:
-            return FailedDocument(item, "empty", f"{path}: contains no text to index")
-        return PreparedDocument(
-            item=item,
-            content_hash=content_hash,
-            size=stat.st_size,
-            mtime_ns=stat.st_mtime_ns,
-            format=parsed.format,
-            title=parsed.title,
-            pages=len(parsed.pages),
-            chunks=tuple(chunks),
-            notes=parsed.notes,
-        )
+            parts = self.read(path, stopped, None if resumed is None else resumed.resume_after, on_page)
+        except Exception as error:
+            return failure_of(item, error)
+        first = 0 if resumed is None else resumed.next_ordinal
+        return StreamedDocument(item, content_hash, stat.st_size, stat.st_mtime_ns, resumed,
+                                self._chunked(item, parts, first))
+
+    def _chunked(self, item: WorkItem, parts: Iterator[DocumentPart], ordinal: int) -> Iterator[PreparedPart]:
+        try:
+            for part in parts:
+                chunks: list[Chunk] = []
+                if part.pages:
+                    document = ParsedDocument(item.path, part.format, part.title, part.pages, part.encoding,
+                                              part.notes)
+                    found = self.chunk(document, self.count_tokens, self.chunk_tokens, self.overlap_tokens)
+                    chunks = [dataclasses.replace(chunk, ordinal=ordinal + index) for index, chunk in enumerate(found)]
+                ordinal += len(chunks)
+                yield PreparedPart(part, tuple(chunks))
+        finally:
+            close_parts(parts)
+
+
+def close_parts(parts: Iterator[object]) -> None:
+    """Stop a stream of parts that was not read to its end (the reader process may be midway)."""
+    close = getattr(parts, "close", None)
+    if close is not None:
+        close()
+
+
+def failure_of(item: WorkItem, error: BaseException) -> FailedDocument:
+    """What a failure to read or chunk ``item`` means for it (MemoryError and parser bugs included)."""
+    from app.core.kb.parsers.errors import DocumentError
+
+    path = item.path
+    if isinstance(error, DocumentError):
+        return FailedDocument(item, error.kind, error.text if error.kind in _WITH_HINT else error.message)
+    if isinstance(error, FileNotFoundError):
+        return FailedDocument(item, "missing", f"{path}: the file is gone (moved or deleted)")
+    if isinstance(error, IsADirectoryError):
+        return FailedDocument(item, "unreadable", f"{path}: is a folder, not a file")
+    if isinstance(error, OSError):
+        return FailedDocument(item, "unreadable", f"{path}: cannot be read ({error.strerror or error})")
+    if isinstance(error, MemoryError):
+        return FailedDocument(item, "unreadable", f"{path}: too large to read in the memory available")
+    log.error("reading %s failed", path, exc_info=error)  # a parser bug must not stop the other files
+    return FailedDocument(item, "unreadable", f"{path}: cannot be read ({type(error).__name__}: {error})")

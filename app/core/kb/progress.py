@@ -44,6 +44,9 @@ class IndexingProgress:
     """Files read and committed in this run: findable by keywords (``files_indexed``: embedded as well)."""
     chunks_total: int = 0
     """Chunks found to embed so far (grows while files are read)."""
+    ocr_page: int = 0
+    """The page of ``current_file`` being recognised by OCR (0: none), of ``ocr_pages``."""
+    ocr_pages: int = 0
 
     @property
     def finished(self) -> bool:

@@ -145,12 +145,16 @@ def test_headings_are_searchable(connection: sqlite3.Connection) -> None:
     assert keyword_search(connection, match_expression(["guide"]), 5)
 
 
-def test_chunk_lookups_skip_documents_that_are_not_indexed(connection: sqlite3.Connection) -> None:
+def test_chunk_lookups_skip_documents_that_are_not_searchable(connection: sqlite3.Connection) -> None:
     document_id = _index(connection, "/docs/a.txt", "alpha", "beta")
     chunk_ids = [row[0] for row in connection.execute("SELECT id FROM chunks ORDER BY ordinal")]
     assert set(chunks_by_ids(connection, chunk_ids)) == set(chunk_ids)
     found = chunks_by_position(connection, [(document_id, 1), (document_id, 7)])
     assert list(found) == [(document_id, 1)] and found[(document_id, 1)].text == "beta"
     assert found[(document_id, 1)].heading == "Guide > Part" and found[(document_id, 1)].page == 1
+    # A document being read in parts: the chunks of its committed parts are found already.
     connection.execute("UPDATE documents SET status = 'indexing' WHERE id = ?", (document_id,))
+    assert set(chunks_by_ids(connection, chunk_ids)) == set(chunk_ids)
+    connection.execute("UPDATE documents SET status = 'pending' WHERE id = ?", (document_id,))
     assert chunks_by_ids(connection, chunk_ids) == {}
+    assert chunks_by_position(connection, [(document_id, 1)]) == {}

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from app.core.kb.documents import PageText, ParsedDocument, Section
+from app.core.kb.documents import DocumentPart, PageText, ParsedDocument, Section
 from app.core.kb.parsers.errors import DocumentError
 from app.core.kb.parsers.pdf_tables import PageTables, page_tables
 from app.core.kb.parsers.sections import build_page
@@ -26,56 +27,135 @@ _BLANK_LINE_RUNS: Final = re.compile(r"\n{3,}")
 SCANNED_PAGE_MAX_CHARACTERS: Final = 20
 """A page with less text than this (a page number, a stamp) and a picture on it is read by OCR."""
 _OCR_FAILED: Final = "scanned pages not read: "
+_OCR_READ: Final = "text recognised (OCR) on page(s) "
 _ENCRYPTED_HINT: Final = "Remove the password (open it and print or export to a new PDF), then add that file."
+
+
+PART_PAGES: Final = 16
+"""Pages of a PDF read (and committed) together; a scanned page recognised by OCR is a part of its own."""
 
 
 def parse_pdf(path: Path, format_name: str, ocr: OcrStep | None = None) -> ParsedDocument:
     """Parse a PDF page by page: tables become rows, a page without a text layer is recognised with
     ``ocr`` (when given); a page whose text cannot be extracted is skipped with a note."""
+    pages: list[PageText] = []
+    notes: list[str] = []
+    title = path.stem
+    for part in iter_pdf_parts(path, format_name, ocr):
+        pages.extend(part.pages)
+        notes.extend(part.notes)
+        title = part.title
+    recognised = [note.removeprefix(_OCR_READ) for note in notes if note.startswith(_OCR_READ)]
+    if recognised:  # one note for the whole document
+        notes = [note for note in notes if not note.startswith(_OCR_READ)]
+        notes.append(f"{_OCR_READ}{_page_list([int(number) for number in recognised])}")
+    return ParsedDocument(path, format_name, title, tuple(pages), None, tuple(dict.fromkeys(notes)))
+
+
+def iter_pdf_parts(
+    path: Path, format_name: str, ocr: OcrStep | None = None, resume: str | None = None,
+) -> Iterator[DocumentPart]:
+    """The PDF in parts of up to PART_PAGES pages, a scanned page (read by ``ocr``) alone; ``resume``: a part's
+    ``resume_after`` (the index of the next page). OCR progress goes to ``ocr.report`` (pages recognised so far
+    of those this reading will recognise) and ``ocr.page_started``."""
     reader = _open(path)
     outline = _outline_by_page(reader)
-    texts: dict[int, str] = {}
-    notes: list[str] = []
+    title = _title(reader) or path.stem
     try:
         page_count = len(reader.pages)
     except Exception as error:
         raise _corrupt(path, error) from error
-    for index in range(page_count):
+    first = int(resume) if resume else 0
+    heading_path: tuple[str, ...] = ()
+    for index in sorted(outline):
+        if index < first:
+            heading_path = outline[index]
+    texts: dict[int, str] = {}
+    extracted: dict[int, str] = {}
+    pending_notes: list[str] = []
+    for index in range(first, page_count):
         try:
             raw = reader.pages[index].extract_text() or ""
         except Exception as error:
             if _needs_crypto_library(error):
                 raise _crypto_library_missing(path) from error
-            notes.append(f"page {index + 1} skipped: its text could not be extracted ({_describe(error)})")
+            pending_notes.append(f"page {index + 1} skipped: its text could not be extracted ({_describe(error)})")
             continue
-        texts[index] = clean_page_text(raw)
-    tables = page_tables(path, [index for index, text in texts.items() if text], notes)
-    scanned = [index for index, text in texts.items() if len(text) < SCANNED_PAGE_MAX_CHARACTERS]
-    recognized = _recognize(path, scanned, ocr, notes) if scanned and ocr is not None else {}
-    pages: list[PageText] = []
-    heading_path: tuple[str, ...] = ()
-    for index in range(page_count):
-        heading_path = outline.get(index, heading_path)
-        sections = _page_sections(texts.get(index, ""), tables.get(index), recognized.get(index), heading_path)
-        if sections:
-            pages.append(build_page(index + 1, sections))
-    if not pages:
-        if page_count and not texts:
-            raise DocumentError.for_file(
-                path, "corrupt", "no page of this PDF could be read", "Re-save or re-export the PDF, then retry."
-            )
-        if ocr is None:
-            raise DocumentError.for_file(
-                path, "empty", "this PDF has no text layer (scanned pages?)",
-                "Turn on text recognition (kb.ocr) in Settings, or run OCR on it and add the result.",
-            )
-        failure = next((note for note in notes if note.startswith(_OCR_FAILED)), None)
-        if failure is not None:
-            raise DocumentError.for_file(path, "unreadable", failure, None)
+        extracted[index] = clean_page_text(raw)
+    scanned = [index for index, text in extracted.items() if len(text) < SCANNED_PAGE_MAX_CHARACTERS]
+    pictured: list[int] = _pictured(path, scanned, pending_notes) if scanned and ocr is not None else []
+    if pictured and ocr is not None:
+        ocr.report(path, 0, len(pictured))
+    failures: list[str] = []
+    recognised_done = 0
+    group: list[int] = []
+    yielded_pages = 0
+
+    def flush(next_index: int) -> DocumentPart:
+        nonlocal heading_path, yielded_pages
+        notes = list(pending_notes)
+        pending_notes.clear()
+        tables = page_tables(path, [index for index in group if texts.get(index)], notes)
+        pages: list[PageText] = []
+        for index in group:
+            heading_path = outline.get(index, heading_path)
+            sections = _page_sections(texts.get(index, ""), tables.get(index), None, heading_path)
+            if sections:
+                pages.append(build_page(index + 1, sections))
+        group.clear()
+        yielded_pages += len(pages)
+        return DocumentPart(format_name, title, tuple(pages), str(next_index) if next_index < page_count else None,
+                            tuple(notes))
+
+    for index in range(first, page_count):
+        if index in pictured and ocr is not None:
+            if group:
+                yield flush(index)
+            if ocr.cancelled:
+                return
+            ocr.started(path, index + 1, page_count, str(index + 1) if index + 1 < page_count else None)
+            notes = list(pending_notes)
+            pending_notes.clear()
+            recognized = _recognize_page(path, index, ocr, notes)
+            failures.extend(note for note in notes if note.startswith(_OCR_FAILED))
+            recognised_done += 1
+            ocr.report(path, recognised_done, len(pictured))
+            heading_path = outline.get(index, heading_path)
+            sections = _page_sections(extracted.get(index, ""), None, recognized, heading_path)
+            if recognized and recognized.strip():
+                notes.append(f"{_OCR_READ}{index + 1}")
+            pages = (build_page(index + 1, sections),) if sections else ()
+            yielded_pages += len(pages)
+            yield DocumentPart(format_name, title, pages, str(index + 1) if index + 1 < page_count else None,
+                               tuple(notes))
+            continue
+        if index in extracted:
+            texts[index] = extracted[index]
+        group.append(index)
+        if len(group) >= PART_PAGES:
+            yield flush(index + 1)
+    if group or pending_notes or first == page_count:
+        yield flush(page_count)
+    if yielded_pages == 0 and first == 0:
+        _raise_nothing_read(path, page_count, bool(extracted), ocr, failures)
+
+
+def _raise_nothing_read(path: Path, page_count: int, any_text: bool, ocr: OcrStep | None, failures: list[str]) -> None:
+    """The error for a PDF of which no page gave any text."""
+    if page_count and not any_text:
         raise DocumentError.for_file(
-            path, "empty", "this PDF has no text layer and text recognition found no text in it", None
+            path, "corrupt", "no page of this PDF could be read", "Re-save or re-export the PDF, then retry."
         )
-    return ParsedDocument(path, format_name, _title(reader) or path.stem, tuple(pages), None, tuple(notes))
+    if ocr is None:
+        raise DocumentError.for_file(
+            path, "empty", "this PDF has no text layer (scanned pages?)",
+            "Turn on text recognition (kb.ocr) in Settings, or run OCR on it and add the result.",
+        )
+    if failures:
+        raise DocumentError.for_file(path, "unreadable", failures[0], None)
+    raise DocumentError.for_file(
+        path, "empty", "this PDF has no text layer and text recognition found no text in it", None
+    )
 
 
 def _page_sections(
@@ -93,26 +173,30 @@ def _page_sections(
     return sections
 
 
-def _recognize(path: Path, scanned: list[int], ocr: OcrStep, notes: list[str]) -> dict[int, str]:
-    """OCR of the pages among ``scanned`` that show a picture; a failure costs those pages, with a note."""
-    from app.core.kb.ocr import OcrUnavailableError, pages_with_images, recognize_pdf_pages
+def _pictured(path: Path, scanned: list[int], notes: list[str]) -> list[int]:
+    """Those of the ``scanned`` pages that show a picture (OCR candidates); a failure costs them, with a note."""
+    from app.core.kb.ocr import pages_with_images
 
     try:
-        pictured = pages_with_images(path, scanned)
-        if not pictured:
-            return {}
-        recognized = recognize_pdf_pages(path, pictured, ocr)
+        return pages_with_images(path, scanned)
+    except Exception as error:  # pdfium failed: the text layer is still indexed
+        log.warning("looking for pictures in %s failed", path, exc_info=True)
+        notes.append(f"{_OCR_FAILED}text recognition failed ({_describe(error)})")
+        return []
+
+
+def _recognize_page(path: Path, index: int, ocr: OcrStep, notes: list[str]) -> str | None:
+    """OCR of one page (0-based); a failure costs the page, with a note."""
+    from app.core.kb.ocr import OcrUnavailableError, recognize_pdf_page
+
+    try:
+        return recognize_pdf_page(path, index, ocr)
     except OcrUnavailableError as error:
         notes.append(f"{_OCR_FAILED}{error}")
-        return {}
     except Exception as error:  # pdfium or the OCR model failed: the text layer is still indexed
-        log.warning("OCR of %s failed", path, exc_info=True)
+        log.warning("OCR of page %d of %s failed", index + 1, path, exc_info=True)
         notes.append(f"{_OCR_FAILED}text recognition failed ({_describe(error)})")
-        return {}
-    read = [index + 1 for index, text in recognized.items() if text.strip()]
-    if read:
-        notes.append(f"text recognised (OCR) on page(s) {_page_list(read)}")
-    return recognized
+    return None
 
 
 def _page_list(numbers: list[int]) -> str:

@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 import codecs
+import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Final
 
-from app.core.kb.documents import ParsedDocument, Section
+from app.core.kb.documents import DocumentPart, PageText, ParsedDocument, Section
 from app.core.kb.parsers.errors import DocumentError
 from app.core.kb.parsers.sections import build_page
 from app.core.kb.text_encodings import detect_encoding, is_wide_encoding
 
 # Large files are decoded block by block once the first block has fixed the encoding.
 BLOCK_BYTES: Final = 8 * 1024 * 1024
+PART_BYTES: Final = 256 * 1024
+"""A big text file streams in parts of about this many bytes (each chunked and committed on its own)."""
 _REPLACEMENT: Final = "\ufffd"
 _REPLACEMENT_UTF8: Final = _REPLACEMENT.encode()
 
@@ -113,3 +117,113 @@ def _empty(path: Path, problem: str = "the file is empty (0 bytes)") -> Document
     return DocumentError.for_file(
         path, "empty", problem, "There is nothing to index; add it again once it has content."
     )
+
+
+
+_PART_BREAKS: Final = ("\n", "。", "！", "？", "；", "!", "?", " ", "\t")
+"""Where a part may end: after a line end, a sentence end or a space (never between "\r" and "\n")."""
+
+
+def iter_text_parts(
+    path: Path, format_name: str, resume: str | None = None, *, part_bytes: int = PART_BYTES
+) -> Iterator[DocumentPart]:
+    """The file's text in parts of about ``part_bytes`` bytes, each ending at a break where one is near;
+    ``resume``: a part's ``resume_after`` (reading goes on from there). Every part is decided by where it starts
+    alone, so a resumed reading gives the same parts as one that never stopped. Offsets count from the start of
+    the whole (newline-normalised) text, as :func:`parse_plain_text` gives it.
+    """
+    try:
+        with path.open("rb") as stream:
+            if resume is None:
+                head = stream.read(part_bytes)
+                if not head:
+                    raise _empty(path)
+                try:
+                    encoding = detect_encoding(head, complete=len(head) < part_bytes)
+                except DocumentError as error:
+                    raise error.with_path(path) from None
+                position: _TextPosition | None = _TextPosition(0, 0, encoding, _continuing_codec(encoding, head))
+            else:
+                position = _TextPosition.parse(resume)
+            while position is not None:
+                part, position = _read_part(path, stream, position, format_name, part_bytes)
+                yield part
+    except OSError as error:
+        raise DocumentError.from_os_error(path, error) from error
+
+
+@dataclass(frozen=True)
+class _TextPosition:
+    """Where a part starts: its byte and character offsets, how to decode from there, and (once past the
+    start) the codec that decodes the rest (no byte-order mark)."""
+
+    byte: int
+    char: int
+    codec: str
+    continuing: str
+
+    def resume_token(self) -> str:
+        return json.dumps({"byte": self.byte, "char": self.char, "codec": self.continuing})
+
+    @classmethod
+    def parse(cls, token: str) -> _TextPosition:
+        values = json.loads(token)
+        return cls(int(values["byte"]), int(values["char"]), str(values["codec"]), str(values["codec"]))
+
+
+def _continuing_codec(encoding: str, head: bytes) -> str:
+    """The codec that decodes the text after its first bytes (a byte-order mark only starts a file)."""
+    if encoding == "utf-8-sig":
+        return "utf-8"
+    if encoding == "utf-16":
+        return "utf-16-le" if head.startswith(codecs.BOM_UTF16_LE) else "utf-16-be"
+    if encoding == "utf-32":
+        return "utf-32-le" if head.startswith(codecs.BOM_UTF32_LE) else "utf-32-be"
+    return encoding
+
+
+def _read_part(
+    path: Path, stream: BinaryIO, start: _TextPosition, format_name: str, part_bytes: int
+) -> tuple[DocumentPart, _TextPosition | None]:
+    stream.seek(start.byte)
+    block = stream.read(part_bytes)
+    last = not stream.read(1)
+    if not is_wide_encoding(start.codec) and b"\x00" in block:
+        raise DocumentError.for_file(
+            path, "binary", "this is not a text file: it contains NUL bytes, which text files never do",
+            "Only text documents can be added; if it is a document, save it as text, PDF or DOCX.",
+        )
+    decoder = codecs.getincrementaldecoder(start.codec)(errors="replace")
+    raw = decoder.decode(block, final=last)
+    consumed = len(block) - (0 if last else len(decoder.getstate()[0]))
+    if not last:
+        cut = _part_end(raw)
+        carried = raw[cut:]
+        try:
+            carried_bytes = len(carried.encode(start.continuing)) if _REPLACEMENT not in carried else -1
+        except UnicodeError:
+            carried_bytes = -1
+        if carried_bytes >= 0:
+            raw, consumed = raw[:cut], consumed - carried_bytes
+    replaced = max(0, raw.count(_REPLACEMENT) - block[:consumed].count(_REPLACEMENT_UTF8))
+    if start.byte == 0 and raw.startswith("\ufeff"):
+        raw = raw[1:]
+    text = normalise_newlines(raw)
+    pages = (PageText(None, text, (Section(text, "text", ()),), start.char),) if text.strip() else ()
+    notes = (f"{replaced} undecodable byte sequence(s) in {start.codec} text were replaced with {_REPLACEMENT} "
+             f"(at byte {start.byte} or later)",) if replaced else ()
+    following = None if last else _TextPosition(start.byte + consumed, start.char + len(text), start.continuing,
+                                                 start.continuing)
+    part = DocumentPart(format_name, path.stem, pages, None if following is None else following.resume_token(),
+                        notes, start.codec)
+    return part, following
+
+
+def _part_end(text: str) -> int:
+    """Where a part of ``text`` (not the file's last) ends: after the last break in its last quarter, else at
+    its end (before a trailing "\r", whose "\n" may follow in the next part)."""
+    best = max(text.rfind(mark, len(text) * 3 // 4) for mark in _PART_BREAKS)
+    if best >= 0:
+        return best + 1
+    end = len(text) - 1 if text.endswith("\r") else len(text)
+    return end or len(text)
