@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from app.core.config import Settings
 from app.core.hardware import HardwareReport
-from app.core.models import HubClient, LocalModels, ModelLibrary, TransferOptions, load_catalog
+from app.core.models import Catalog, HubClient, LocalModels, ModelLibrary, TransferOptions, load_catalog
 from app.ui.models.model_manager_dialog import ModelManagerDialog
 from tests.ui.conftest import fake_machine
 
@@ -18,10 +19,19 @@ FAST_TRANSFERS = TransferOptions(chunk_size=16 * 1024, max_retries=3, retry_dela
 
 
 def make_library(folder: Path, hub_url: str = NOWHERE) -> ModelLibrary:
-    """The shipped catalog, a registry and models folder under ``folder``, a hub client for ``hub_url``."""
+    """The shipped catalog, a registry and models folder under ``folder``, a hub client for ``hub_url``. With a
+    (fake) hub that serves test files under the catalog's names, the catalog's published checksums are left out:
+    they are the real files' and would refuse the test's bytes (tests/reliability/test_catalog_pins.py)."""
     local = LocalModels(folder / "data" / "local_models.json", folder / "data" / "models")
-    return ModelLibrary(load_catalog(), local, HubClient(endpoint=hub_url, timeout_s=10),
-                        transfer_options=FAST_TRANSFERS)
+    catalog = load_catalog() if hub_url == NOWHERE else without_checksums(load_catalog())
+    return ModelLibrary(catalog, local, HubClient(endpoint=hub_url, timeout_s=10), transfer_options=FAST_TRANSFERS)
+
+
+def without_checksums(catalog: Catalog) -> Catalog:
+    """``catalog`` with no variant pinned: each download is checked against the hub's stated sha256."""
+    models = tuple(replace(model, variants=tuple(replace(variant, sha256=None, files_sha256=(), checksum_source="")
+                                                 for variant in model.variants)) for model in catalog.models)
+    return replace(catalog, models=models)
 
 
 class UsedModels:
