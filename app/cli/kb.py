@@ -12,6 +12,7 @@ from typing import Any
 from app.cli.common import CommandHandler, Subparsers, print_json
 from app.cli.kb_check import register_commands, run_check, run_model
 from app.context import AppContext
+from app.core.kb.progress import PAGE_SKIPPED
 from app.core.util.errors import UserFacingError
 
 _PROGRESS_INTERVAL_S = 0.5
@@ -85,9 +86,17 @@ def _add(args: argparse.Namespace, knowledge_base: Any) -> int:
           f"unchanged {summary.files_skipped}, removed {summary.files_removed}, failed {summary.files_failed}")
     if summary.switched_model:
         print("switched to the new embedding model")
-    for problem in summary.problems:
-        print(f"  failed ({problem.kind}): {problem.message}")
+    _print_problems(summary.problems)
     return 0
+
+
+def _print_problems(problems: Iterable[Any]) -> None:
+    """One line per problem: a file that failed, or a page a file was read without."""
+    for problem in problems:
+        if problem.kind == PAGE_SKIPPED:
+            print(f"  read without a page: {problem.message}")
+        else:
+            print(f"  failed ({problem.kind}): {problem.message}")
 
 
 def _progress_line(progress: Any) -> str:
@@ -96,6 +105,8 @@ def _progress_line(progress: Any) -> str:
         return f"kb: {progress.phase}{detail}"
     eta = f", ETA {progress.eta_seconds:.0f} s" if progress.eta_seconds is not None else ""
     current = f" - {Path(progress.current_file).name}" if progress.current_file else ""
+    if current and progress.ocr_page:
+        current += f" (text recognition: page {progress.ocr_page} of {progress.ocr_pages})"
     return (f"kb: {progress.files_searchable}/{progress.files_total} findable by keywords, "
             f"{progress.files_indexed} embedded, {progress.chunks_done}/{progress.chunks_total} chunks, "
             f"{progress.chunks_per_second:.0f} chunks/s{eta}, {progress.files_failed} failed{current}")

@@ -64,6 +64,8 @@ class DocumentPart:
     resume_after: str | None
     notes: tuple[str, ...] = ()
     encoding: str | None = None
+    skipped_page: int | None = None
+    """A page given up (its recognition ran out of time or crashed the reader); ``notes`` say why."""
 
     @property
     def character_count(self) -> int:

@@ -307,7 +307,8 @@ def _skipped(page: _PageInProgress, problem: DocumentError) -> DocumentPart:
     reason = str(problem.message)
     if problem.path is not None:
         reason = reason.removeprefix(f"{problem.path}: ")
-    return DocumentPart("", "", (), page.resume_after, (f"page {page.number} skipped: {reason}",))
+    return DocumentPart("", "", (), page.resume_after, (f"page {page.number} skipped: {reason}",),
+                        skipped_page=page.number)
 
 
 def out_of_memory(path: Path, memory_bytes: int) -> DocumentError:

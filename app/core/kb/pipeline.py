@@ -43,7 +43,7 @@ from app.core.kb.preparation import (
     close_parts,
     failure_of,
 )
-from app.core.kb.progress import FileProblem, ProgressTracker
+from app.core.kb.progress import PAGE_SKIPPED, FileProblem, ProgressTracker
 from app.core.kb.read_attempts import begin_attempt, cancel_attempt, end_attempt, forget_attempts
 from app.core.kb.reading_progress import ReadingState, forget_reading, save_reading, saved_reading
 from app.core.kb.spaces import add_member
@@ -172,6 +172,10 @@ class ReadingStage:
                 else:
                     save_reading(connection, streamed.item.document_id, state)
                     _count_chunks(connection, streamed.item.document_id, state.next_ordinal)
+            self._progress.update(ocr_page=0, ocr_pages=0)
+            if part.skipped_page is not None:
+                path = streamed.item.path
+                self._progress.problem(FileProblem(str(path), PAGE_SKIPPED, f"{path}: {part.notes[0]}"))
             if not searchable and state.next_ordinal > 0:
                 searchable = True
                 self._progress.file_searchable()

@@ -7,10 +7,14 @@ import time
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
+PAGE_SKIPPED = "page-skipped"
+"""The kind of problem of a file indexed without one of its pages (see app.core.kb.parse_worker)."""
+
 
 @dataclass(frozen=True)
 class FileProblem:
-    """One file that could not be indexed (or a folder that could not be read)."""
+    """One file that could not be indexed (or a folder that could not be read), or a page of one that was
+    skipped (kind PAGE_SKIPPED)."""
 
     path: str
     kind: str

@@ -15,7 +15,7 @@ import pytest
 from app.core.kb.catalog import DocumentStatus
 from app.core.kb.indexer import IndexingOptions
 from app.core.kb.parse_worker import ParseLimits
-from app.core.kb.progress import ProgressTracker
+from app.core.kb.progress import PAGE_SKIPPED, FileProblem, IndexingProgress, ProgressTracker
 from app.core.kb.retrieval import SearchOptions
 from tests.core.kb.reader_hooks import HANG_PAGE, PARTS_HOOK, READS_LOG, reads
 from tests.fixtures.knowledge_base import open_knowledge_base
@@ -65,6 +65,8 @@ def test_a_page_over_its_budget_is_skipped_and_the_others_are_kept(
         found = {page: knowledge_base.search(f"lighthouse{page}", options=SearchOptions(k=1, use_vectors=False))
                  for page in (1, 2, 3)}
     assert progress.pages == [(1, 3), (2, 3), (3, 3)]
+    assert [(problem.kind, problem.message) for problem in summary.problems] == [
+        (PAGE_SKIPPED, f"{scan}: page 2 skipped: text recognition took longer than {PAGE_SECONDS:g} s")]
     assert record.status is DocumentStatus.INDEXED and record.pages == 2
     assert f"page 2 skipped: text recognition took longer than {PAGE_SECONDS:g} s" in (record.notes or "")
     assert [hit.page for hit in found[1].hits] == [1] and [hit.page for hit in found[3].hits] == [3]
@@ -97,3 +99,19 @@ def test_a_reading_stopped_on_a_page_keeps_the_pages_before_and_resumes_there(
     assert reads(log)[len(before):] == ["page-2", "page-3"]  # resumed at page 2, not from the start
     assert record.status is DocumentStatus.INDEXED and record.pages == 3 and record.chunk_count == 3
     assert pages == [1, 2, 3]
+
+
+def test_the_command_line_says_which_page_is_recognised_and_which_was_skipped(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from app.cli.kb import _print_problems, _progress_line
+
+    line = _progress_line(IndexingProgress(phase="indexing", files_total=1, current_file="/books/scan.pdf",
+                                           ocr_page=3, ocr_pages=120))
+    assert line.endswith(" - scan.pdf (text recognition: page 3 of 120)")
+    _print_problems([FileProblem("/books/scan.pdf", PAGE_SKIPPED, "/books/scan.pdf: page 2 skipped: text "
+                                 "recognition took longer than 300 s"), FileProblem("/a.txt", "empty", "/a.txt: x")])
+    assert capsys.readouterr().out.splitlines() == [
+        "  read without a page: /books/scan.pdf: page 2 skipped: text recognition took longer than 300 s",
+        "  failed (empty): /a.txt: x",
+    ]
