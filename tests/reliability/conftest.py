@@ -3,7 +3,8 @@
 Every test here carries the ``reliability`` marker (run only them: ``pytest -m reliability``). Long runs
 are configurable by environment variables; the defaults are the short version CI runs:
 ``UNIDESK_RELIABILITY_KILLS`` (kills per crash scenario), ``UNIDESK_LOAD_SECONDS`` (the load test's
-duration), ``UNIDESK_LOAD_FILES`` (files it ingests), ``UNIDESK_FUZZ_EXAMPLES`` (hypothesis examples).
+duration), ``UNIDESK_LOAD_FILES`` (files it ingests), ``UNIDESK_FUZZ_EXAMPLES`` (hypothesis examples),
+``UNIDESK_PARSER_FUZZ_EXAMPLES`` (batches of hostile files indexed through the reader process).
 """
 
 from __future__ import annotations

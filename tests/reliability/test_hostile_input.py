@@ -1,7 +1,7 @@
 """Hostile input, fuzzed with hypothesis: the chunker, the settings loader and the local API's request parsing
 (the JSON parser and raw bytes on the socket). Bad input gets a clear error or a safe default, never a crash.
-Examples per test: ``UNIDESK_FUZZ_EXAMPLES`` (default 150). File parsers are fuzzed where the parsing worker
-runs them (another part of issue 14)."""
+Examples per test: ``UNIDESK_FUZZ_EXAMPLES`` (default 150). File parsers are fuzzed through the reader
+process in test_parser_fuzz.py."""
 
 from __future__ import annotations
 
