@@ -19,6 +19,7 @@ import tempfile
 import threading
 import time
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -264,7 +265,7 @@ def zip_from_the_future(data: bytes) -> bytes:
     return data[:entry + 6] + bytes([244, 0]) + data[entry + 8:]
 
 
-FOUND_BY_FUZZING = {  # damaged files that reach the reader's last-resort handler: a parser raised a bare error
+FOUND_BY_FUZZING: dict[str, Callable[[], bytes]] = {  # damaged files that reach the reader's last-resort handler: a parser raised a bare error
     "pages-disagree.pdf": lambda: mutated(real_pdf(), 2709900430, 4),  # pdf_tables: IndexError on a page index
     "bad-dictionary.pdf": lambda: mutated(real_pdf(), 3170611280, 6),  # pdfplumber's PdfminerException
     "future-zip.docx": lambda: zip_from_the_future(real_docx()),  # archive_limits: zipfile's NotImplementedError
