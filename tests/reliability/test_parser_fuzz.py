@@ -265,7 +265,8 @@ def zip_from_the_future(data: bytes) -> bytes:
     return data[:entry + 6] + bytes([244, 0]) + data[entry + 8:]
 
 
-FOUND_BY_FUZZING: dict[str, Callable[[], bytes]] = {  # damaged files that reach the reader's last-resort handler: a parser raised a bare error
+# Damaged files that reach the reader's last-resort handler: a parser raised a bare error.
+FOUND_BY_FUZZING: dict[str, Callable[[], bytes]] = {
     "pages-disagree.pdf": lambda: mutated(real_pdf(), 2709900430, 4),  # pdf_tables: IndexError on a page index
     "bad-dictionary.pdf": lambda: mutated(real_pdf(), 3170611280, 6),  # pdfplumber's PdfminerException
     "future-zip.docx": lambda: zip_from_the_future(real_docx()),  # archive_limits: zipfile's NotImplementedError
