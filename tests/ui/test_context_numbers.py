@@ -9,11 +9,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from PySide6.QtGui import Qt
 from PySide6.QtWidgets import QWidget
 
 from app.ui.i18n import LanguageSwitcher
 from tests.ui.chat_support import ChatWindows, chat_of, greedy, wait_until_done
-from tests.ui.i18n_support import english_left
+from tests.ui.i18n_support import english_left, shown_text
 
 pytestmark = pytest.mark.gui
 Shot = Callable[[QWidget, str], Path]
@@ -45,11 +46,14 @@ def test_the_meter_and_the_kv_gauge_each_say_what_they_count(
     qtbot.waitUntil(kv_shown, timeout=30_000)
     note = window.gauges.speed_gauge.note
     qtbot.waitUntil(lambda: note.text().startswith("KV cache, all chats:"), timeout=10_000)
-    assert "meter under the message box" in note.toolTip() and "every chat together" in note.toolTip()
+    tooltip = shown_text(note.toolTip())
+    assert "meter under the message box" in tooltip and "every chat together" in tooltip
+    assert Qt.mightBeRichText(note.toolTip())  # so Qt wraps it to the screen
     window.gauges_dock.raise_()
     screenshot(window, "context-numbers-en")
     switcher.apply("zh_CN")
     qtbot.waitUntil(lambda: view.meter.label.text().startswith("下一次提示"), timeout=5_000)
     qtbot.waitUntil(lambda: note.text().startswith("KV 缓存（所有对话）"), timeout=5_000)
-    assert english_left([view.meter.label.text(), view.meter.toolTip(), note.text(), note.toolTip()], ["K"]) == []
+    shown = [view.meter.label.text(), view.meter.toolTip(), note.text(), shown_text(note.toolTip())]
+    assert english_left(shown, ["K"]) == []
     screenshot(window, "context-numbers-zh")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QGridLayout, QLabel, QVBoxLayout, QWidget
 
@@ -11,6 +13,11 @@ from app.ui.gauges.speed_history_plot import SpeedHistoryPlot
 from app.ui.i18n import follow_language
 
 DASH = "–"
+
+
+def wrapped_tooltip(text: str) -> str:
+    """``text`` as rich text, which Qt wraps to a tooltip's width (plain text would run off the screen)."""
+    return f"<p>{html.escape(text)}</p>"
 
 
 class SpeedGauge(QWidget):
@@ -85,11 +92,11 @@ class SpeedGauge(QWidget):
             ))
         else:
             self.note.setText("")
-        self.note.setToolTip(self.tr(
+        explained = snapshot.model_loaded and speed.kv_cells_capacity
+        self.note.setToolTip(wrapped_tooltip(self.tr(
             "Cells of the model's KV cache holding text now, in every chat together: earlier prompts and answers "
             "are kept so a follow-up is not read again. The meter under the message box counts something else: the "
-            "next prompt of the conversation on show, against one chat's context window.")
-            if snapshot.model_loaded and speed.kv_cells_capacity else "")
+            "next prompt of the conversation on show, against one chat's context window.")) if explained else "")
 
     def _seconds(self, value: float | None) -> str:
         if value is None:
