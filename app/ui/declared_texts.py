@@ -107,7 +107,7 @@ DECLARED_TEXTS: tuple[object, ...] = (
     QT_TRANSLATE_NOOP('SettingsDeclaration', 'Files bigger than this are not added to the knowledge base (they are listed as failed, with the reason), so one huge file cannot fill the memory or the disk.'),
     QT_TRANSLATE_NOOP('SettingsDeclaration', 'MB'),
     QT_TRANSLATE_NOOP('SettingsDeclaration', 'Time to read one file'),
-    QT_TRANSLATE_NOOP('SettingsDeclaration', 'Reading one file (before its text is embedded) is stopped after this long; the file is listed as failed and not tried again until it changes.'),
+    QT_TRANSLATE_NOOP('SettingsDeclaration', 'Reading one file, or one part of a big file, (before its text is embedded) is stopped after this long; the file is listed as failed and not tried again until it changes. Each scanned page read by text recognition has this long of its own: a page that takes longer is skipped, the rest is kept.'),
     QT_TRANSLATE_NOOP('SettingsDeclaration', 's'),
     QT_TRANSLATE_NOOP('SettingsDeclaration', 'Memory to read one file'),
     QT_TRANSLATE_NOOP('SettingsDeclaration', 'Files are read in a separate process that may use at most this much memory; a file that needs more is listed as failed instead of slowing down or stopping the app.'),

@@ -793,6 +793,10 @@
         <translation>读取耗时超过 {0} 秒，已被停止</translation>
     </message>
     <message>
+        <source>reading a part of it took longer than {0} s, so it was stopped</source>
+        <translation>读取其中一部分耗时超过 {0} 秒，已被停止</translation>
+    </message>
+    <message>
         <source>reading it needed more than the {0} MB of memory allowed</source>
         <translation>读取它所需的内存超过允许的 {0} MB</translation>
     </message>
@@ -1445,6 +1449,10 @@
     <message>
         <source>Cancelling after the current batch…</source>
         <translation>当前批次完成后取消…</translation>
+    </message>
+    <message>
+        <source>{0} (text recognition: page {1} of {2})</source>
+        <translation>{0}（文字识别：第 {1} 页，共 {2} 页）</translation>
     </message>
 </context>
 <context>
@@ -4220,6 +4228,10 @@
         <translation>索引时一次嵌入多少个文本块。批越大，GPU 越忙；在 CPU 上 32-64 最好。每批完成后都会保存已完成的文档。</translation>
     </message>
     <message>
+        <source>Reading one file, or one part of a big file, (before its text is embedded) is stopped after this long; the file is listed as failed and not tried again until it changes. Each scanned page read by text recognition has this long of its own: a page that takes longer is skipped, the rest is kept.</source>
+        <translation>读取单个文件（或大文件的一部分）（在嵌入其文本之前）超过此时长即被停止；该文件列为失败，在它改变之前不会再尝试。文字识别读取的每个扫描页各有这么长的时间：超时的页面被跳过，其余内容保留。</translation>
+    </message>
+    <message>
         <source>Pause indexing while answering</source>
         <translation>回答时暂停索引</translation>
     </message>
@@ -4278,10 +4290,6 @@
     <message>
         <source>Time to read one file</source>
         <translation>读取单个文件的时限</translation>
-    </message>
-    <message>
-        <source>Reading one file (before its text is embedded) is stopped after this long; the file is listed as failed and not tried again until it changes.</source>
-        <translation>读取单个文件（在嵌入其文本之前）超过此时长即被停止；该文件列为失败，在它改变之前不会再尝试。</translation>
     </message>
     <message>
         <source>Memory to read one file</source>

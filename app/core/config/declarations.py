@@ -305,8 +305,9 @@ SETTINGS: tuple[SettingSpec, ...] = (
     ),
     SettingSpec(
         "kb.read_timeout_seconds", INT, 300, "Time to read one file",
-        "Reading one file (before its text is embedded) is stopped after this long; the file is "
-        "listed as failed and not tried again until it changes.",
+        "Reading one file, or one part of a big file, (before its text is embedded) is stopped after this "
+        "long; the file is listed as failed and not tried again until it changes. Each scanned page read "
+        "by text recognition has this long of its own: a page that takes longer is skipped, the rest is kept.",
         minimum=5,
         maximum=86_400,
         unit="s",

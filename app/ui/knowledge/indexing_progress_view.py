@@ -96,7 +96,11 @@ class IndexingProgressView(QWidget):
         self.rate_label.setText(rate_text(progress) if running else "")
         self.rate_label.setVisible(running and bool(self.rate_label.text()))
         current = progress.current_file
-        self.file_label.setText(Path(current).name if running and current else "")
+        name = Path(current).name if running and current else ""
+        if name and progress.ocr_page:
+            name = self.tr("{0} (text recognition: page {1} of {2})").format(
+                name, progress.ocr_page, progress.ocr_pages)
+        self.file_label.setText(name)
         self.file_label.setToolTip(current or "")
         self.file_label.setVisible(bool(self.file_label.text()))
         self._show_summary()

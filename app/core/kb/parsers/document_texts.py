@@ -50,6 +50,7 @@ DOCUMENT_TEMPLATES: Final = (
     QT_TRANSLATE_NOOP("DocumentErrors", "this is not a valid Word (.docx) file"),
     QT_TRANSLATE_NOOP("DocumentErrors", "the file is {0} MB, more than the {1} MB limit for one file"),
     QT_TRANSLATE_NOOP("DocumentErrors", "reading it took longer than {0} s, so it was stopped"),
+    QT_TRANSLATE_NOOP("DocumentErrors", "reading a part of it took longer than {0} s, so it was stopped"),
     QT_TRANSLATE_NOOP("DocumentErrors", "reading it needed more than the {0} MB of memory allowed"),
     QT_TRANSLATE_NOOP("DocumentErrors", "reading it crashed the reader process ({0})"),
     QT_TRANSLATE_NOOP("DocumentErrors", "it was killed, probably for using too much memory"),
