@@ -541,6 +541,10 @@
         <translation>下一条消息连同本对话一起发送的内容：{0} 词元，单个对话最多可容纳 {1} 词元（上下文窗口）。</translation>
     </message>
     <message>
+        <source>{0}: {1}</source>
+        <translation>{0}：{1}</translation>
+    </message>
+    <message>
         <source>Sources are searched when you send (not counted before).</source>
         <translation>发送时才检索来源（之前不计入）。</translation>
     </message>
@@ -3393,6 +3397,10 @@
     <message>
         <source>Writes at most {0} tokens a second here: each token reads {1} from memory, at {2} GB/s. Real speed is lower.</source>
         <translation>在这里每秒最多生成 {0} 个词元：每个词元要从内存读取 {1}，内存带宽 {2} GB/s。实际速度会更低。</translation>
+    </message>
+    <message>
+        <source>{0} of its layers stay in system memory, which is slower than the GPU&apos;s: expect much less.</source>
+        <translation>它有 {0} 层留在系统内存中，系统内存比 GPU 显存慢：实际速度会低得多。</translation>
     </message>
     <message>
         <source>Slower than people read: answers will come word by word.</source>

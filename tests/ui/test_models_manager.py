@@ -263,6 +263,8 @@ def test_the_catalog_judges_the_settings_as_the_engine_would_load_them_gpu_layer
         engine_plan.total_bytes, engine_plan.parallel_chats, engine_plan.context_length)
     assert dialog.catalog_page.tree.badge_of(key) == "Tight"
     assert fit.decode_tok_s == engine_plan.decode_tok_s_roofline_empty
+    dialog.catalog_page.tree.select(key)
+    assert f"{fit.cpu_layers} of its layers stay in system memory" in dialog.catalog_page.details.text()
 
 
 def test_the_model_manager_fits_a_900_pixel_wide_screen(

@@ -53,7 +53,9 @@ class VariantFit:
     ``capped`` is True when the request asked for more context than the model was trained for:
     ``context_length`` is then the model's maximum. ``decode_bytes_per_token`` is what one chat
     reads per token at an empty context (the roofline's numerator), ``decode_tok_s`` the plan's
-    ceiling for it on this machine's memory bandwidth (None when the bandwidth is unknown).
+    ceiling for it on this machine's memory bandwidth (None when the bandwidth is unknown);
+    ``cpu_layers`` the layers llama.cpp would leave in system RAM on a discrete GPU, which the
+    ceiling (at the GPU's bandwidth) does not account for.
     """
 
     model_id: str
@@ -70,6 +72,7 @@ class VariantFit:
     capped: bool = False
     decode_bytes_per_token: int = 0
     decode_tok_s: float | None = None
+    cpu_layers: int = 0
 
     @property
     def slow(self) -> bool:
@@ -125,6 +128,7 @@ def fit_variant(
         capped=capped,
         decode_bytes_per_token=decode_bytes_per_token(metadata, plan.kv_cache_dtype, 0),
         decode_tok_s=plan.decode_tok_s_roofline_empty,
+        cpu_layers=_cpu_layers(plan),
     )
 
 
@@ -150,6 +154,14 @@ def _deciding_part(plan: MemoryPlan) -> tuple[int, int]:
             return plan.total_bytes, plan.budget_bytes
         return plan.gpu_bytes, plan.gpu_budget_bytes
     return plan.host_bytes, plan.host_budget_bytes
+
+
+def _cpu_layers(plan: MemoryPlan) -> int:
+    """Layers llama.cpp keeps in system RAM on a discrete GPU (0 when all are on the GPU, or there is none)."""
+    llamacpp = plan.recommended.llamacpp
+    if not _partly_on_cpu(plan) or llamacpp is None or llamacpp.n_gpu_layers is None:
+        return 0
+    return plan.model.n_layers - llamacpp.n_gpu_layers
 
 
 def _partly_on_cpu(plan: MemoryPlan) -> bool:

@@ -75,6 +75,9 @@ def speed_detail(fit: VariantFit) -> str:
     text = translate("ModelTexts", "Writes at most {0} tokens a second here: each token reads {1} from memory, "
                                    "at {2} GB/s. Real speed is lower.").format(
         rate_figure(fit.decode_tok_s), gib(fit.decode_bytes_per_token), f"{bandwidth / 1e9:,.0f}")
+    if fit.cpu_layers:
+        text += " " + translate("ModelTexts", "{0} of its layers stay in system memory, which is slower than the "
+                                              "GPU's: expect much less.").format(fit.cpu_layers)
     if fit.slow:
         text += " " + translate("ModelTexts", "Slower than people read: answers will come word by word.")
     return text

@@ -136,6 +136,7 @@ def test_badges_plan_what_the_engine_would_load_gpu_layers_and_block_size_includ
     metadata = variant_metadata(model, variant)
     engine_plan = plan_memory(metadata, rtx4090(), plan_request_from_settings(settings, "llamacpp"))
     assert fit.badge == "tight" and "only 8 of" in fit.reason  # the 8 layers the settings give the GPU
+    assert fit.cpu_layers == metadata.n_layers - 8  # the speed's ceiling does not cover those: the window says so
     assert (fit.needed_bytes, fit.parallel_chats) == (engine_plan.total_bytes, engine_plan.parallel_chats)
     automatic = fit_variant(model, variant, rtx4090(), badge_request_from_settings(Settings.defaults()))
     assert automatic.badge == "fits"
