@@ -56,4 +56,5 @@ def test_the_meter_and_the_kv_gauge_each_say_what_they_count(
     qtbot.waitUntil(lambda: note.text().startswith("KV 缓存（所有对话）"), timeout=5_000)
     shown = [view.meter.label.text(), view.meter.toolTip(), note.text(), shown_text(note.toolTip())]
     assert english_left(shown, ["K"]) == []
+    assert "系统提示词：" in view.meter.toolTip()  # a Chinese colon after each part's name
     screenshot(window, "context-numbers-zh")

@@ -126,7 +126,7 @@ class ContextMeter(QWidget):
         }
         lines = [self.tr("What this conversation sends with your next message: {0} of the {1} tokens one chat can "
                          "hold (its context window).").format(f"{used:,}", f"{budget.context:,}")]
-        lines += [f"{names[key]}: {tokens:,}" for key, tokens in self.bar.parts.items()]
+        lines += [self.tr("{0}: {1}").format(names[key], f"{tokens:,}") for key, tokens in self.bar.parts.items()]
         lines.append(self.tr("Sources are searched when you send (not counted before)."))
         lines.append(self.tr("The KV cache in the gauges counts something else: the cells filled in all chats, "
                              "including earlier prompts and answers kept so a follow-up is not read again."))
