@@ -35,6 +35,7 @@ from app.ui.chat.running_answers import FinishedAnswer
 from app.ui.conversations.conversation_files import ConversationFiles
 from app.ui.conversations.conversation_sidebar import ConversationSidebar
 from app.ui.conversations.selection_memory import SelectionMemory
+from app.ui.conversations.store_calls import StoreCalls
 from app.ui.first_paint import AfterFirstPaint
 from app.ui.gauges.gauge_sampler import GaugeSampler
 from app.ui.gauges.gauges_panel import GaugesPanel
@@ -197,9 +198,10 @@ class MainWindow(QMainWindow):
 
     def _build_chat(self, chat: ChatServices) -> None:
         """The conversations sidebar and the chat view, wired to each other and to the model state."""
-        sidebar = ConversationSidebar(chat.store, SelectionMemory(self._context.paths.config_dir), self)
+        calls = StoreCalls(chat.store, self)  # one worker for the store: the GUI thread never waits on SQLite
+        sidebar = ConversationSidebar(calls, SelectionMemory(self._context.paths.config_dir), self)
         sidebar.setObjectName("conversationSidebar")
-        view = ChatView(chat.store, chat.session, self)
+        view = ChatView(calls, chat.session, self)
         self.splitter.addWidget(sidebar)
         self.chat_slot.addWidget(view)
         self.chat_slot.setCurrentWidget(view)

@@ -82,6 +82,14 @@ def _open_window(home: Path) -> tuple[Any, Any, Any]:
     return window, services, context
 
 
+def _settle(app: Any, view: Any) -> None:
+    """Run the event loop until the store calls the view and sidebar made have come back (they run on a worker)."""
+    deadline = time.monotonic() + 30
+    while view.calls.busy() and time.monotonic() < deadline:
+        app.processEvents()
+        time.sleep(0.005)
+
+
 def _conversation(store: Any, earlier_messages: int) -> str:
     """A new conversation holding ``earlier_messages`` finished messages (questions and Markdown answers)."""
     from tests.ui.chat_support import markdown_tokens
@@ -111,6 +119,7 @@ def _stream_once(app: Any, window: Any, store: Any, rate: float, seconds: float,
                                  conversation.current_leaf_id)
     answer = store.add_message(conversation.id, "assistant", "", question.id, finished=False)
     window.sidebar.refresh(select=conversation.id)
+    _settle(app, view)
     _phase(app, 0.5)  # the conversation is on show and laid out before the stream starts
     tokens = markdown_tokens(int(rate * seconds))
     def save(text: str) -> None:
@@ -126,6 +135,7 @@ def _stream_once(app: Any, window: Any, store: Any, rate: float, seconds: float,
     frames_before = view.running.frames
     view.running.add(conversation.id, fake.start())
     view.reload()
+    _settle(app, view)
     widget = view.messages.widget_for(answer.id)
     renders_before = widget.body.renders
     measured = _phase(app, seconds)

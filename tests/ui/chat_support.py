@@ -24,7 +24,7 @@ LOAD_TIMEOUT_MS = 60_000
 STREAMING_SHAPE = SLOW_DECODE_SHAPE
 """A long answer is still running when a test acts on it; STREAMING_CONTEXT leaves room for such answers."""
 STREAMING_CONTEXT = 8192
-ANSWER_TIMEOUT_MS = 60_000
+ANSWER_TIMEOUT_MS = 180_000  # a long answer on a loaded CI machine (seen > 60 s at a load of 14 on 2 cores)
 
 
 def greedy(max_tokens: int, *, ignore_eos: bool = False) -> SamplingParams:
@@ -86,7 +86,27 @@ def streamed_text(view: ChatView, conversation_id: str) -> str:
 
 
 def wait_until_done(qtbot: Any, view: ChatView, conversation_id: str) -> None:
-    qtbot.waitUntil(lambda: not view.running.is_running(conversation_id), timeout=ANSWER_TIMEOUT_MS)
+    """Until the conversation's answer has ended and the view has shown what the store then holds."""
+    qtbot.waitUntil(lambda: not view.is_answering(conversation_id) and not view.calls.busy(),
+                    timeout=ANSWER_TIMEOUT_MS)
+
+
+def wait_until_streaming(qtbot: Any, view: ChatView) -> str:
+    """Until the answer just asked for runs and the view shows it (it is started on the store's worker);
+    the conversation's id."""
+
+    def streaming() -> bool:
+        shown = view.conversation_id
+        return shown is not None and view.running.is_running(shown) and not view.calls.busy()
+
+    qtbot.waitUntil(streaming, timeout=ANSWER_TIMEOUT_MS)
+    assert view.conversation_id is not None
+    return view.conversation_id
+
+
+def settled(qtbot: Any, part: ChatView | ConversationSidebar) -> None:
+    """Until every store call the chat view and sidebar made has run and been shown (they share one worker)."""
+    qtbot.waitUntil(lambda: not part.calls.busy(), timeout=ANSWER_TIMEOUT_MS)
 
 
 def roles_and_texts(messages: list[Message]) -> list[tuple[str, str]]:

@@ -11,7 +11,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QWidget
 
-from tests.ui.chat_support import ChatWindows, chat_of, greedy, wait_until_done
+from tests.ui.chat_support import ChatWindows, chat_of, greedy, settled, wait_until_done, wait_until_streaming
 
 pytestmark = pytest.mark.gui
 
@@ -33,7 +33,8 @@ def test_regenerate_and_edit_create_branches_and_the_view_flips_between_them(
     answer_widget = view.messages.widget_for(first_answer.id)
     assert answer_widget is not None and not answer_widget.alternatives.isVisible()
     qtbot.mouseClick(answer_widget.regenerate_button, Qt.MouseButton.LeftButton)
-    assert view.running.is_running(conversation_id)
+    assert view.is_answering(conversation_id)
+    wait_until_streaming(qtbot, view)
     question_widget = view.messages.widget_for(question.id)
     assert question_widget is not None and not question_widget.edit_button.isEnabled()  # busy meanwhile
     wait_until_done(qtbot, view, conversation_id)
@@ -50,6 +51,7 @@ def test_regenerate_and_edit_create_branches_and_the_view_flips_between_them(
     assert not second_widget.next_button.isEnabled()
 
     qtbot.mouseClick(second_widget.previous_button, Qt.MouseButton.LeftButton)
+    settled(qtbot, view)
     assert store.conversation(conversation_id).current_leaf_id == first_answer.id
     shown = view.messages.widget_for(first_answer.id)
     assert shown is not None and shown.alternatives.text() == "1 / 2" and shown.text == first_answer.text
@@ -61,7 +63,7 @@ def test_regenerate_and_edit_create_branches_and_the_view_flips_between_them(
     question_widget.editor.setPlainText("What is a dog?")
     screenshot(window, "chat-05-editing")
     qtbot.mouseClick(question_widget.save_edit_button, Qt.MouseButton.LeftButton)
-    assert view.running.is_running(conversation_id)
+    assert view.is_answering(conversation_id)
     wait_until_done(qtbot, view, conversation_id)
 
     edited_question, edited_answer = store.branch(conversation_id)
@@ -76,5 +78,6 @@ def test_regenerate_and_edit_create_branches_and_the_view_flips_between_them(
     screenshot(window, "chat-06-branches")
 
     qtbot.mouseClick(edited_widget.previous_button, Qt.MouseButton.LeftButton)  # back to the cat
+    settled(qtbot, view)
     assert store.branch(conversation_id)[0].text == "What is a cat?"
     assert view.messages.widget_for(question.id) is not None

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QApplication, QToolTip, QWidget
 from app.core.chat.records import Citation, Role
 from app.ui.chat.citation_chip import CHIP_MAX_WIDTH
 from app.ui.chat.passage_popup import placed
-from tests.ui.chat_support import ChatWindows, chat_of
+from tests.ui.chat_support import ChatWindows, chat_of, settled
 
 pytestmark = pytest.mark.gui
 
@@ -52,6 +52,7 @@ def _answer_with_sources(
     answer = store.add_message(conversation.id, "assistant", "It grows with the context [1][2] [3].", question.id,
                                finish_reason="stop", citations=citations, model="tiny")
     sidebar.refresh(select=conversation.id)
+    settled(qtbot, view)
     widget = view.messages.widget_for(answer.id)
     assert widget is not None
     qtbot.waitUntil(lambda: all(chip.isVisible() for chip in widget.chips), timeout=WAIT_MS)

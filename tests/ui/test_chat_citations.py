@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QApplication, QWidget
 from app.core.chat.records import Citation
 from app.ui.chat.markdown_view import is_dark
 from app.ui.theme import apply_theme
-from tests.ui.chat_support import ChatWindows, chat_of
+from tests.ui.chat_support import ChatWindows, chat_of, settled
 
 pytestmark = pytest.mark.gui
 
@@ -74,6 +74,7 @@ def test_citation_chips_open_the_source_at_its_page_or_show_the_passage(
     answer = store.add_message(conversation.id, "assistant", ANSWER, question.id, finish_reason="stop",
                                citations=citations, model="tiny-model")
     sidebar.refresh(select=conversation.id)
+    settled(qtbot, view)
     assert view.conversation_id == conversation.id
     widget = view.messages.widget_for(answer.id)
     assert widget is not None and widget.sources.isVisibleTo(widget)

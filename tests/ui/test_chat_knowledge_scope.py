@@ -24,7 +24,7 @@ from app.ui.i18n import LanguageSwitcher
 from app.ui.main_window import MainWindow
 from tests.fixtures.documents import write_corrupt_pdf, write_text
 from tests.fixtures.knowledge_base import open_knowledge_base
-from tests.ui.chat_support import ChatWindows, chat_of, greedy, wait_until_done
+from tests.ui.chat_support import ChatWindows, chat_of, greedy, settled, wait_until_done
 
 pytestmark = [pytest.mark.gui, pytest.mark.integration]
 Shot = Callable[[QWidget, str], Path]
@@ -110,6 +110,7 @@ def test_off_in_one_conversation_one_document_in_another_and_the_choice_is_kept(
 
     # A new chat with the knowledge base turned off before its first message: no sources, no citations.
     view.show_conversation(None)
+    settled(qtbot, view)
     assert button.text() == "Knowledge base: all documents"
     dialog = open_scope_dialog(qtbot, button)
     assert dialog.windowTitle() == "Knowledge base for a new chat"
@@ -125,6 +126,7 @@ def test_off_in_one_conversation_one_document_in_another_and_the_choice_is_kept(
     # Another conversation still answers from every document.
     everything = store.create_conversation("Every document")
     sidebar.refresh(select=everything.id)
+    settled(qtbot, sidebar)
     assert button.text() == "Knowledge base: all documents"
     ask(qtbot, window, QUESTION)
     assert {str(files["heron"].resolve()), str(files["otters"].resolve())} <= citation_paths(window, everything.id)
@@ -132,6 +134,7 @@ def test_off_in_one_conversation_one_document_in_another_and_the_choice_is_kept(
     # A third is limited to the heron note: an otter question is answered from it alone.
     herons = store.create_conversation("Herons only")
     sidebar.refresh(select=herons.id)
+    settled(qtbot, sidebar)
     dialog = open_scope_dialog(qtbot, button)
     assert dialog.windowTitle() == "Knowledge base for this conversation" and dialog.enabled_box.isChecked()
     heron_item = dialog.tree.item_for_document(ids["heron"])
@@ -152,6 +155,7 @@ def test_off_in_one_conversation_one_document_in_another_and_the_choice_is_kept(
     second_view, second_sidebar, _store = chat_of(second)
     second_button = attach(second, knowledge_base)
     second_sidebar.refresh(select=herons.id)
+    settled(qtbot, second_sidebar)
     qtbot.waitUntil(second_button.isEnabled, timeout=LOAD_MS)
     assert second_button.text() == "Knowledge base: 1 document"
     dialog = open_scope_dialog(qtbot, second_button)
@@ -161,6 +165,7 @@ def test_off_in_one_conversation_one_document_in_another_and_the_choice_is_kept(
     assert checked == {"heron"}
     dialog.reject()
     second_sidebar.refresh(select=off_id)
+    settled(qtbot, second_sidebar)
     assert second_view.conversation_id == off_id and second_button.text() == "Knowledge base: off"
 
 
@@ -179,6 +184,7 @@ def test_the_tree_shows_folders_documents_and_their_state_and_folders_can_be_cho
     button = attach(window, knowledge_base)
     conversation = store.create_conversation("Folders")
     sidebar.refresh(select=conversation.id)
+    settled(qtbot, sidebar)
     qtbot.waitUntil(button.isEnabled, timeout=LOAD_MS)
     ids = ids_by_name(knowledge_base, files)
 
@@ -235,6 +241,7 @@ def test_opening_never_waits_for_a_busy_knowledge_base(
     button = attach(window, knowledge_base)
     conversation = store.create_conversation("Busy")
     sidebar.refresh(select=conversation.id)
+    settled(qtbot, sidebar)
     qtbot.waitUntil(button.isEnabled, timeout=LOAD_MS)
 
     held, release = threading.Event(), threading.Event()
@@ -277,6 +284,7 @@ def test_the_control_follows_a_language_switch(
     scope = KnowledgeScope((ids["heron"], ids["loose"]), (str(files["nested"].parent.resolve()),))
     conversation = store.create_conversation("Languages", kb_scope=scope)
     sidebar.refresh(select=conversation.id)
+    settled(qtbot, sidebar)
     qtbot.waitUntil(button.isEnabled, timeout=LOAD_MS)
     assert button.text() == "Knowledge base: 1 folder, 2 documents"
     dialog = open_scope_dialog(qtbot, button)

@@ -16,7 +16,7 @@ from app.context import AppContext
 from app.ui.chat.markdown_body import MarkdownBody
 from app.ui.chat.running_answers import FinishedAnswer, RunningAnswers
 from app.ui.main_window import MainWindow
-from tests.ui.chat_support import ChatWindows, FakeAnswer, chat_of, markdown_tokens
+from tests.ui.chat_support import ChatWindows, FakeAnswer, chat_of, markdown_tokens, settled
 
 pytestmark = pytest.mark.gui
 
@@ -90,6 +90,7 @@ def test_a_long_markdown_answer_streams_into_the_real_window_in_parts(
         question = store.add_message(conversation.id, "user", "Explain the plan, with code.", None)
         answer = store.add_message(conversation.id, "assistant", "", question.id, finished=False)
         sidebar.refresh(select=conversation.id)
+        settled(qtbot, view)
         tokens = markdown_tokens(2500)
 
         def save(text: str) -> None:
@@ -97,6 +98,7 @@ def test_a_long_markdown_answer_streams_into_the_real_window_in_parts(
 
         view.running.add(conversation.id, FakeAnswer(tokens, 1500, message_id=answer.id, save_result=save).start())
         view.reload()
+        settled(qtbot, view)
         widget = view.messages.widget_for(answer.id)
         assert widget is not None and "Writing" in widget.status.text()
         qtbot.waitUntil(lambda: len(widget.body.parts) >= 2, timeout=WAIT_MS)

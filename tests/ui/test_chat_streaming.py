@@ -20,9 +20,11 @@ from tests.ui.chat_support import (
     ChatWindows,
     chat_of,
     greedy,
+    settled,
     streamed_text,
     streaming_id,
     wait_until_done,
+    wait_until_streaming,
 )
 
 pytestmark = pytest.mark.gui
@@ -45,9 +47,10 @@ def test_a_sent_message_streams_into_the_view_and_the_store(
     frames_before = view.running.frames
     sent_at = time.monotonic()
     qtbot.keyClick(view.composer.editor, Qt.Key.Key_Return)
+    assert view.composer.text() == ""  # taken at once; stored and started on the store's worker
 
-    conversation_id = view.conversation_id
-    assert conversation_id is not None and sidebar.selected_id == conversation_id  # made and selected
+    conversation_id = wait_until_streaming(qtbot, view)
+    assert sidebar.selected_id == conversation_id  # made and selected
     assert view.composer.text() == "" and view.composer.stop_button.isVisible()
     answer_id = streaming_id(view, conversation_id)
     widget = view.messages.widget_for(answer_id)
@@ -97,8 +100,7 @@ def test_stop_keeps_the_partial_answer_and_offers_continue(
     view, _sidebar, store = chat_of(window)
     view.sampling = greedy(6000, ignore_eos=True)
     assert view.send("Write a long story")
-    conversation_id = view.conversation_id
-    assert conversation_id is not None
+    conversation_id = wait_until_streaming(qtbot, view)
     answer_id = streaming_id(view, conversation_id)
     widget = view.messages.widget_for(answer_id)
     assert widget is not None
@@ -117,7 +119,7 @@ def test_stop_keeps_the_partial_answer_and_offers_continue(
 
     view.sampling = greedy(40, ignore_eos=True)
     qtbot.mouseClick(widget.continue_button, Qt.MouseButton.LeftButton)
-    assert view.running.is_running(conversation_id)
+    assert view.is_answering(conversation_id)
     wait_until_done(qtbot, view, conversation_id)
     continued = store.message(answer_id)
     assert continued.text.startswith(stored.text) and len(continued.text) > len(stored.text)
@@ -133,12 +135,13 @@ def test_two_conversations_stream_at_once_and_switching_interrupts_neither(
     view, sidebar, store = chat_of(window)
     view.sampling = greedy(1500, ignore_eos=True)
     assert view.send("First conversation")
-    first = view.conversation_id
-    assert first is not None
+    first = wait_until_streaming(qtbot, view)
     sidebar.new_conversation()
+    settled(qtbot, view)
     second = view.conversation_id
     assert second is not None and second != first and sidebar.selected_id == second
     assert view.send("Second conversation")
+    assert wait_until_streaming(qtbot, view) == second
     assert view.running.conversations() == {first, second}
     first_answer, second_answer = streaming_id(view, first), streaming_id(view, second)
     assert view.messages.widget_for(first_answer) is None  # only the conversation on show is drawn
@@ -152,12 +155,14 @@ def test_two_conversations_stream_at_once_and_switching_interrupts_neither(
     for _ in range(3):  # flip back and forth while both write
         before = {first: streamed(first), second: streamed(second)}
         sidebar.select(first)
+        settled(qtbot, view)
         assert view.conversation_id == first
         widget = view.messages.widget_for(first_answer)
         assert widget is not None and len(widget.text) >= before[first]  # re-attached with all text so far
         qtbot.waitUntil(lambda seen=before: streamed(first) > seen[first] and streamed(second) > seen[second],
                         timeout=10_000)
         sidebar.select(second)
+        settled(qtbot, view)
         assert view.messages.widget_for(second_answer) is not None
     assert view.running.conversations() == {first, second}
 
@@ -169,5 +174,6 @@ def test_two_conversations_stream_at_once_and_switching_interrupts_neither(
     widget = view.messages.widget_for(second_answer)
     assert widget is not None and widget.text == store.message(second_answer).text
     sidebar.select(first)
+    settled(qtbot, view)
     widget = view.messages.widget_for(first_answer)
     assert widget is not None and widget.text == store.message(first_answer).text

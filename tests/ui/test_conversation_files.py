@@ -12,7 +12,7 @@ import pytest
 from app.core.chat.records import Citation
 from app.core.chat.store import ConversationStore
 from app.ui.main_window import MainWindow
-from tests.ui.chat_support import ChatWindows, chat_of
+from tests.ui.chat_support import ChatWindows, chat_of, settled
 
 pytestmark = pytest.mark.gui
 
@@ -32,6 +32,7 @@ def _conversation(store: ConversationStore, title: str) -> str:
 def _show(qtbot: Any, window: MainWindow, conversation_id: str) -> None:
     view, sidebar, _store = chat_of(window)
     sidebar.select(conversation_id)
+    settled(qtbot, view)
     qtbot.waitUntil(lambda: view.conversation_id == conversation_id, timeout=WAIT_MS)
 
 

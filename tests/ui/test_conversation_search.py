@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QWidget
 
 from app.ui.conversations.conversation_item import ID_ROLE
 from app.ui.conversations.search_results import HIGHLIGHT_LIGHT, SNIPPET_ROLE
-from tests.ui.chat_support import ChatWindows, chat_of
+from tests.ui.chat_support import ChatWindows, chat_of, settled
 
 pytestmark = pytest.mark.gui
 
@@ -44,6 +44,7 @@ def test_search_shows_one_row_per_conversation_with_a_visible_highlighted_match(
     store.add_message(chinese.id, "assistant", "16 GB memory is enough for most 7B models.", parent,
                       finish_reason="stop")
     sidebar.refresh()
+    settled(qtbot, sidebar)
 
     sidebar.search.setFocus()
     sidebar.search.setText("memory")

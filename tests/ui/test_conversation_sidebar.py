@@ -19,6 +19,7 @@ from tests.ui.chat_support import (
     ChatWindows,
     chat_of,
     greedy,
+    settled,
     streamed_text,
     streaming_id,
     wait_until_done,
@@ -33,18 +34,27 @@ WAIT_MS = 20_000  # searches and deletions run on worker threads: generous for a
 def test_new_rename_pin_and_delete(qtbot: Any, chat_windows: ChatWindows, screenshot: Shot) -> None:
     window = chat_windows.open()
     view, sidebar, store = chat_of(window)
-    first = sidebar.new_conversation()
+
+    def new_conversation() -> str:
+        sidebar.new_conversation()
+        settled(qtbot, view)
+        assert sidebar.selected_id is not None
+        return sidebar.selected_id
+
+    first = new_conversation()
     assert sidebar.selected_id == first == view.conversation_id
-    assert sidebar.new_conversation() == first  # an empty conversation is reused, not piled up
+    assert new_conversation() == first  # an empty conversation is reused, not piled up
     store.add_message(first, "user", "Plans for the garden", None)
-    second = sidebar.new_conversation()
+    second = new_conversation()
     store.add_message(second, "user", "Holiday packing list", None)
-    third = sidebar.new_conversation()
+    third = new_conversation()
     store.add_message(third, "user", "Bread recipe", None)
     sidebar.refresh()
+    settled(qtbot, view)
     assert sidebar.shown_ids() == [third, second, first]  # most recent first
 
     sidebar.select(first)
+    settled(qtbot, view)
     assert view.conversation_id == first
     asked: list[str] = []
 
@@ -54,23 +64,28 @@ def test_new_rename_pin_and_delete(qtbot: Any, chat_windows: ChatWindows, screen
 
     sidebar.ask_title = ask_title
     sidebar.rename_action.trigger()
+    settled(qtbot, view)
     assert asked == ["Plans for the garden"]
     assert store.conversation(first).title == "Garden" and view.title.text() == "Garden"
     assert "Garden" in sidebar.list.currentItem().text()
 
     sidebar.pin_action.trigger()
+    settled(qtbot, view)
     assert store.conversation(first).pinned
     assert sidebar.shown_ids() == [first, third, second]  # pinned first
     assert sidebar.list.item(0).text().startswith("★")
     store.add_message(second, "user", "and sunscreen", store.branch(second)[-1].id)
     sidebar.refresh()
+    settled(qtbot, view)
     assert sidebar.shown_ids() == [first, second, third]  # the pinned one stays on top of newer activity
     assert sidebar.selected_id == first
     screenshot(window, "conversations-01-pinned")
 
     sidebar.select(second)
+    settled(qtbot, view)
     sidebar.confirm_delete = lambda _title: False
     sidebar.delete_action.trigger()
+    settled(qtbot, view)
     assert store.has_conversation(second) and second in sidebar.shown_ids()
     titles: list[str] = []
 
@@ -80,11 +95,13 @@ def test_new_rename_pin_and_delete(qtbot: Any, chat_windows: ChatWindows, screen
 
     sidebar.confirm_delete = confirm
     sidebar.delete_action.trigger()
+    settled(qtbot, view)
     assert titles == ["Holiday packing list"]
     assert not store.has_conversation(second) and sidebar.shown_ids() == [first, third]
     assert sidebar.selected_id in (first, third) and view.conversation_id == sidebar.selected_id
     for _ in range(2):
         sidebar.delete_action.trigger()
+        settled(qtbot, view)
     assert store.conversations() == [] and sidebar.shown_ids() == []
     assert view.conversation_id is None and view.title.text() == "New chat"
 
@@ -99,7 +116,7 @@ def test_search_finds_chinese_words_and_titles(qtbot: Any, chat_windows: ChatWin
     english = store.create_conversation("Weekend in the park")
     store.add_message(english.id, "user", "Which trails are open?", None)
     sidebar.refresh()
-    assert len(sidebar.shown_ids()) == 3
+    qtbot.waitUntil(lambda: len(sidebar.shown_ids()) == 3, timeout=WAIT_MS)
 
     sidebar.search.setText("公园")  # (QTest cannot type CJK characters)
     qtbot.waitUntil(lambda: sidebar.shown_ids() == [park.id], timeout=WAIT_MS)
@@ -121,6 +138,7 @@ def test_search_finds_chinese_words_and_titles(qtbot: Any, chat_windows: ChatWin
     sidebar.search.setText("公园")
     qtbot.waitUntil(lambda: sidebar.shown_ids() == [park.id], timeout=WAIT_MS)
     sidebar.list.setCurrentRow(0)
+    settled(qtbot, view)
     assert view.conversation_id == park.id  # a result opens its conversation
 
 
@@ -133,9 +151,11 @@ def test_the_selected_conversation_is_remembered(
     store.create_conversation("Newest")
     sidebar.refresh()
     sidebar.select(chosen.id)
+    settled(qtbot, _view)
     window.close()
     again = chat_windows.open()
     view, sidebar, _store = chat_of(again)
+    settled(qtbot, view)
     assert sidebar.selected_id == chosen.id and view.conversation_id == chosen.id
 
 
@@ -148,9 +168,11 @@ def test_deleting_a_conversation_while_it_answers_stops_it_first(
     assert view.send("Keep going")
     conversation_id = view.conversation_id
     assert conversation_id is not None
+    qtbot.waitUntil(lambda: view.running.is_running(conversation_id), timeout=ANSWER_TIMEOUT_MS)
     answer_id = streaming_id(view, conversation_id)
     qtbot.waitUntil(lambda: len(streamed_text(view, conversation_id)) > 10, timeout=ANSWER_TIMEOUT_MS)
     sidebar.confirm_delete = lambda _title: True
+    settled(qtbot, view)
     sidebar.delete_action.trigger()
     assert sidebar.shown_ids() == [] and view.conversation_id is None
     wait_until_done(qtbot, view, conversation_id)

@@ -20,7 +20,7 @@ from app.ui.chat.markdown_view import CODE_BACKGROUND_DARK, CODE_BACKGROUND_LIGH
 from app.ui.gauges.gauge_style import DARK_PLOT, LIGHT_PLOT
 from app.ui.main_window import MainWindow
 from app.ui.theme import apply_theme, dark_palette, light_palette
-from tests.ui.chat_support import ChatWindows, chat_of
+from tests.ui.chat_support import ChatWindows, chat_of, settled
 
 pytestmark = pytest.mark.gui
 
@@ -101,6 +101,7 @@ def test_switching_to_dark_re_tints_answers_and_gauges(
     question = store.add_message(conversation.id, "user", "How long is the cable?", None)
     answer = store.add_message(conversation.id, "assistant", ANSWER, question.id, finish_reason="stop")
     sidebar.refresh(select=conversation.id)
+    settled(qtbot, view)  # the store is read on a worker
     widget = view.messages.widget_for(answer.id)
     assert widget is not None
     part = widget.body.parts[0]
@@ -141,6 +142,7 @@ def test_system_theme_re_tints_the_open_window_when_the_desktop_switches(
     conversation = store.create_conversation()
     answer = store.add_message(conversation.id, "assistant", ANSWER, None, finish_reason="stop")
     sidebar.refresh(select=conversation.id)
+    settled(qtbot, view)  # the store is read on a worker
     widget = view.messages.widget_for(answer.id)
     assert widget is not None
     settings = window.services.live_settings.get()

@@ -13,8 +13,8 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from app.core.chat.errors import ConversationNotFoundError, QuestionTooLongError
 from app.core.chat.prompt import ContextBudget
-from app.core.chat.records import Citation
-from app.core.chat.store import ConversationStore
+from app.core.chat.records import Citation, Conversation, Message
+from app.core.chat.store import ConversationStore, new_id
 from app.core.engines.base import NoModelLoadedError
 from app.core.engines.requests import SamplingParams
 from app.core.services.answer_job import AnswerJob
@@ -31,18 +31,24 @@ from app.ui.chat.message_entries import entries_for, first_sent_id
 from app.ui.chat.message_list import MessageList
 from app.ui.chat.passage_popup import PassagePopup
 from app.ui.chat.running_answers import FinishedAnswer, RunningAnswers
+from app.ui.conversations.store_calls import StoreCalls
 from app.ui.i18n import follow_language, render
 
 log = logging.getLogger(__name__)
 
 UrlOpener = Callable[[QUrl], bool]
+SHOW_LANE = "chat-view-show"
+Snapshot = tuple[Conversation, list[Message], list[Message]]
+"""What the view reads to show a conversation: it, its branch on show, and all its messages."""
 
 
 class ChatView(QWidget):
     """Shows one conversation (``show_conversation``) while any number of conversations generate.
 
     Answers run as :class:`AnswerJob` threads registered in ``running``; one timer drains them once
-    per frame, and switching conversations never stops one. Signals: ``load_model_requested``,
+    per frame, and switching conversations never stops one. Every store call goes through ``calls``
+    (:class:`StoreCalls`, shared with the sidebar): reads and writes run on its worker in order, and what
+    they return is shown when it arrives. Signals: ``load_model_requested``,
     ``settings_requested``, ``answer_finished(FinishedAnswer)``, ``conversation_created(id)`` (a first
     message without a conversation made one), ``conversations_changed()`` (titles, order),
     ``running_changed(frozenset of ids)``.
@@ -55,11 +61,11 @@ class ChatView(QWidget):
     conversations_changed = Signal()
     running_changed = Signal(object)
 
-    def __init__(self, store: ConversationStore, session: ChatSession, parent: QWidget | None = None,
+    def __init__(self, calls: StoreCalls, session: ChatSession, parent: QWidget | None = None,
                  *, open_url: UrlOpener = QDesktopServices.openUrl) -> None:
         super().__init__(parent)
         self.setObjectName("chatView")
-        self.store = store
+        self.calls = calls
         self.session = session
         self.open_url = open_url
         self.confirm_link: LinkConfirmer = ask_before_opening(self)
@@ -70,6 +76,8 @@ class ChatView(QWidget):
         self._model_detail = ""
         self._conversation_title = ""
         self._deleting: set[str] = set()
+        self._sending: set[str] = set()
+        """Conversations whose question is being stored and answer started (not yet in ``running``)."""
         self.running = RunningAnswers(self)
         self.running.text_arrived.connect(self._text_arrived)
         self.running.finished.connect(self._answer_finished)
@@ -97,7 +105,7 @@ class ChatView(QWidget):
         self.notice.dismissed.connect(lambda _kind: self._show_model_notice())
         self.meter = ContextMeter(self)
         self.composer = Composer(self)
-        self.knowledge_scope = KnowledgeScopeButton(store, lambda: session.answerer.knowledge_base, self)
+        self.knowledge_scope = KnowledgeScopeButton(calls, lambda: session.answerer.knowledge_base, self)
         self.composer.send_requested.connect(self.send)
         self.composer.stop_requested.connect(self.stop)
         self.composer.draft_changed.connect(lambda draft: self.preview.request(self.conversation_id, draft))
@@ -132,36 +140,57 @@ class ChatView(QWidget):
     def show_conversation(self, conversation_id: str | None) -> None:
         """Show a conversation (None or "": nothing chosen yet; the first message creates one)."""
         chosen = conversation_id or None
-        if chosen is not None and not self.store.has_conversation(chosen):
-            chosen = None
         changed = chosen != self.conversation_id
         self.conversation_id = chosen
         self._clear_notice("error")
-        self.reload()
-        if changed:
-            self.messages.scroll_to_end()
+        self.reload(scroll_to_end=changed)
         self.preview.request(chosen, self.composer.text())
         self.knowledge_scope.show_conversation(chosen)
 
-    def reload(self) -> None:
-        """Redraw the conversation on show from the store (a running answer shows the text streamed so far)."""
+    def is_answering(self, conversation_id: str) -> bool:
+        """True while the conversation's answer is being started or written."""
+        return conversation_id in self._sending or self.running.is_running(conversation_id)
+
+    def reload(self, *, scroll_to_end: bool = False) -> None:
+        """Read the conversation on show from the store (on the store's worker) and redraw it when the read
+        arrives; a running answer shows the text streamed so far."""
         conversation_id = self.conversation_id
         if conversation_id is None:
+            self.calls.drop(SHOW_LANE)
             self._conversation_title = ""
             self._show_title()
             self.messages.show_entries([], {})
             self.composer.set_busy(False)
             return
-        conversation = self.store.conversation(conversation_id)
+
+        def read(store: ConversationStore) -> Snapshot:
+            return store.conversation(conversation_id), store.branch(conversation_id), store.messages(conversation_id)
+
+        self.calls.latest(SHOW_LANE, read, lambda snapshot: self._show_snapshot(snapshot, scroll_to_end),
+                          lambda error: self._read_failed(conversation_id, error))
+
+    def _show_snapshot(self, snapshot: Snapshot, scroll_to_end: bool) -> None:
+        conversation, branch, messages = snapshot
+        if conversation.id != self.conversation_id:
+            return  # another conversation was chosen meanwhile
         self._conversation_title = conversation.title
         self._show_title()
-        streaming = self.running.streaming_message(conversation_id)
+        streaming = self.running.streaming_message(conversation.id)
         streamed = {streaming[0]: streaming[1]} if streaming is not None else {}
-        branch = self.store.branch(conversation_id)
-        entries = entries_for(branch, self.store.messages(conversation_id),
-                              streaming[0] if streaming is not None else None)
+        entries = entries_for(branch, messages, streaming[0] if streaming is not None else None)
         self.messages.show_entries(entries, streamed, first_sent_id(branch))
-        self.composer.set_busy(streaming is not None)
+        self.composer.set_busy(self.is_answering(conversation.id))
+        if scroll_to_end:
+            self.messages.scroll_to_end()
+
+    def _read_failed(self, conversation_id: str, error: Exception) -> None:
+        """The conversation on show is gone (deleted elsewhere): show none."""
+        if conversation_id != self.conversation_id:
+            return
+        if not isinstance(error, ConversationNotFoundError):
+            log.warning("could not read conversation %s: %s", conversation_id, error)
+        if not self.is_answering(conversation_id):
+            self.show_conversation(None)
 
     def _show_title(self) -> None:
         self.title.setText(self._conversation_title or self.tr("New chat"))
@@ -211,32 +240,69 @@ class ChatView(QWidget):
 
     # ---- answering -------------------------------------------------------------------------
     def send(self, text: str | None = None) -> bool:
-        """Ask ``text`` (default: the draft) in the conversation on show; False if it did not start."""
+        """Ask ``text`` (default: the draft) in the conversation on show; False if it cannot start (empty, an
+        answer still running, no model). The question is stored and the answer started on the store's worker;
+        if that fails, the notice says why and the draft comes back."""
         question = self.composer.text() if text is None else text
         if not question.strip():
             return False
         conversation_id = self.conversation_id
-        if conversation_id is not None and self.running.is_running(conversation_id):
+        if conversation_id is not None and self.is_answering(conversation_id):
+            return False
+        try:
+            self.session.answerer.model_name()  # no model: say so now, before anything is written
+        except UserFacingError as error:
+            self.show_error(error)
             return False
         created = conversation_id is None
         if conversation_id is None:
-            conversation_id = self.store.create_conversation().id
-            self.knowledge_scope.apply_to_new_conversation(conversation_id)
-        try:
-            job = self.session.send(conversation_id, question, sampling=self.sampling)
-        except UserFacingError as error:
+            conversation_id = new_id()
+            self.conversation_id = conversation_id
+        enabled, scope = self.knowledge_scope.new_chat_choice(conversation_id) if created else (True, None)
+        session, sampling = self.session, self.sampling
+
+        def store_and_start(store: ConversationStore) -> AnswerJob:
             if created:
-                self.store.delete_conversation(conversation_id)  # leave no empty conversation behind
-            self.show_error(error)
-            return False
-        self.conversation_id = conversation_id
-        self.composer.clear()
+                store.create_conversation(conversation_id=conversation_id, kb_enabled=enabled, kb_scope=scope)
+            try:
+                return session.send(conversation_id, question, sampling=sampling)
+            except UserFacingError:
+                if created:
+                    store.delete_conversation(conversation_id)  # leave no empty conversation behind
+                raise
+
+        self._sending.add(conversation_id)
+        self.composer.set_busy(True)
+        if text is None or text == self.composer.text():
+            self.composer.clear()
+        self.calls.call(store_and_start, lambda job: self._sent(conversation_id, job, created),
+                        lambda error: self._send_failed(conversation_id, question, created, error))
+        return True
+
+    def _sent(self, conversation_id: str, job: AnswerJob, created: bool) -> None:
+        self._sending.discard(conversation_id)
         self._started(conversation_id, job)
+        if conversation_id in self._deleting:
+            job.cancel()  # deleted while it was being started: it is deleted once it has ended
         if created:
             self.conversation_created.emit(conversation_id)
         else:
             self.conversations_changed.emit()
-        return True
+
+    def _send_failed(self, conversation_id: str, question: str, created: bool, error: Exception) -> None:
+        self._sending.discard(conversation_id)
+        if conversation_id in self._deleting:  # deleted while it was being started
+            self._deleting.discard(conversation_id)
+            self._delete_now(conversation_id)
+        if conversation_id != self.conversation_id:
+            return
+        if not self.composer.text():
+            self.composer.set_text(question)  # the draft is kept
+        self.composer.set_busy(False)
+        if created:
+            self.conversation_id = None
+            self.reload()
+        self.show_error(error)
 
     def stop(self) -> None:
         """Stop the answer of the conversation on show (its text so far is kept)."""
@@ -255,33 +321,47 @@ class ChatView(QWidget):
     def show_alternative(self, message_id: str) -> None:
         """Show the branch through ``message_id`` (flipping between regenerated or edited alternatives)."""
         conversation_id = self.conversation_id
-        if conversation_id is None or self.running.is_running(conversation_id):
+        if conversation_id is None or self.is_answering(conversation_id):
             return
-        try:
-            self.store.select_branch(conversation_id, message_id)
-        except UserFacingError as error:
-            self.show_error(error)
-            return
-        self.reload()
-        self.preview.request(conversation_id, self.composer.text())
+
+        def shown(_conversation: object) -> None:
+            self.reload()
+            self.preview.request(conversation_id, self.composer.text())
+
+        self.calls.call(lambda store: store.select_branch(conversation_id, message_id), shown, self.show_error)
 
     def _run_action(self, start: Callable[[], AnswerJob]) -> bool:
+        """Start an answer with ``start`` (it stores its messages) on the store's worker; False if the
+        conversation on show is already answering."""
         conversation_id = self.conversation_id
-        if conversation_id is None or self.running.is_running(conversation_id):
+        if conversation_id is None or self.is_answering(conversation_id):
             return False
-        try:
-            job = start()
-        except UserFacingError as error:
-            self.show_error(error)
-            return False
-        self._started(conversation_id, job)
+        self._sending.add(conversation_id)
+        self.composer.set_busy(True)
+
+        def started(job: AnswerJob) -> None:
+            self._sending.discard(conversation_id)
+            self._started(conversation_id, job)
+            if conversation_id in self._deleting:
+                job.cancel()
+
+        def failed(error: Exception) -> None:
+            self._sending.discard(conversation_id)
+            if conversation_id in self._deleting:
+                self._deleting.discard(conversation_id)
+                self._delete_now(conversation_id)
+            if conversation_id == self.conversation_id:
+                self.composer.set_busy(False)
+                self.show_error(error)
+
+        self.calls.call(lambda _store: start(), started, failed)
         return True
 
     def _started(self, conversation_id: str, job: AnswerJob) -> None:
         self._clear_notice("error")
         self.running.add(conversation_id, job)
-        self.reload()
-        self.messages.scroll_to_end()
+        if conversation_id == self.conversation_id:
+            self.reload(scroll_to_end=True)
 
     def _text_arrived(self, conversation_id: str, message_id: str, piece: str) -> None:
         if conversation_id == self.conversation_id:
@@ -309,7 +389,7 @@ class ChatView(QWidget):
 
     def delete_conversation(self, conversation_id: str) -> None:
         """Delete a conversation; one still answering is stopped first and deleted once it has ended."""
-        if self.running.is_running(conversation_id):
+        if self.is_answering(conversation_id):
             self._deleting.add(conversation_id)
             self.running.cancel(conversation_id)
         else:
@@ -318,9 +398,11 @@ class ChatView(QWidget):
             self.show_conversation(None)
 
     def _delete_now(self, conversation_id: str) -> None:
-        with contextlib.suppress(ConversationNotFoundError):  # already gone
-            self.store.delete_conversation(conversation_id)
-        self.conversations_changed.emit()
+        def delete(store: ConversationStore) -> None:
+            with contextlib.suppress(ConversationNotFoundError):  # already gone
+                store.delete_conversation(conversation_id)
+
+        self.calls.call(delete, lambda _none: self.conversations_changed.emit())
 
     # ---- context meter ---------------------------------------------------------------------
     def _show_budget(self, budget: ContextBudget | None) -> None:
@@ -395,3 +477,4 @@ class ChatView(QWidget):
         if not self.running.wait_all(timeout_s):
             log.warning("some answers did not stop within %.1f s", timeout_s)
         self.preview.wait(int(timeout_s * 1000))
+        self.calls.stop(int(timeout_s * 1000))

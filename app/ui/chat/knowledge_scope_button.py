@@ -9,11 +9,10 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtWidgets import QToolButton, QWidget
 
-from app.core.chat.records import KnowledgeScope
-from app.core.chat.store import ConversationStore
-from app.core.util.errors import UserFacingError
+from app.core.chat.records import Conversation, KnowledgeScope
 from app.ui.bridge import Bridge
 from app.ui.chat.knowledge_scope_dialog import KnowledgeScopeDialog
+from app.ui.conversations.store_calls import StoreCalls
 
 if TYPE_CHECKING:
     from app.core.kb.catalog import DocumentRecord
@@ -22,6 +21,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 DOCUMENTS_LANE = "scope-documents"
+SHOW_LANE = "scope-of-conversation"
 AVAILABILITY_POLL_MS = 1000
 KnowledgeBaseSource = Callable[[], "KnowledgeBase | None"]
 """The knowledge base once it is open (None while there is none); called on the GUI thread, must not block."""
@@ -31,17 +31,18 @@ class KnowledgeScopeButton(QToolButton):
     """Shows "Knowledge base: off / all documents / 3 documents" for the conversation on show
     (:meth:`show_conversation`) and opens a :class:`KnowledgeScopeDialog` to change it; saving stores it with
     ``ConversationStore.set_knowledge``. With no conversation on show it edits the next new chat's choice,
-    which :meth:`apply_to_new_conversation` stores. Disabled, saying why, while there is no knowledge base.
+    which the chat view stores with the new conversation (:meth:`new_chat_choice`). Disabled, saying why,
+    while there is no knowledge base.
     ``knowledge_changed(conversation_id)`` after a save ("" for the next new chat)."""
 
     knowledge_changed = Signal(str)
 
-    def __init__(self, store: ConversationStore, knowledge_base: KnowledgeBaseSource,
+    def __init__(self, calls: StoreCalls, knowledge_base: KnowledgeBaseSource,
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("knowledgeScopeButton")
         self.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
-        self.store = store
+        self.calls = calls
         self.knowledge_base = knowledge_base
         self.conversation_id: str | None = None
         self.enabled_for_chat = True
@@ -105,14 +106,18 @@ class KnowledgeScopeButton(QToolButton):
         self.retranslate_ui()
 
     def show_conversation(self, conversation_id: str | None) -> None:
-        """Show the choice of ``conversation_id`` (None: the next new chat's)."""
+        """Show the choice of ``conversation_id`` (None: the next new chat's); it is read on the store's worker."""
         self.conversation_id = conversation_id
-        conversation = None
-        if conversation_id is not None:
-            try:
-                conversation = self.store.conversation(conversation_id)
-            except UserFacingError:  # deleted meanwhile: nothing on show
-                self.conversation_id = None
+        if conversation_id is None:
+            self.calls.drop(SHOW_LANE)
+            self._show(None)
+            return
+        self.calls.latest(SHOW_LANE, lambda store: store.conversation(conversation_id), self._show,
+                          lambda _error: self._show(None))  # deleted meanwhile: nothing on show
+
+    def _show(self, conversation: Conversation | None) -> None:
+        if conversation is not None and conversation.id != self.conversation_id:
+            return
         if conversation is not None:
             if conversation.id == self._new_chat_went_to:  # the new chat exists now: the next one starts afresh
                 self._new_chat, self._new_chat_went_to = (True, KnowledgeScope()), None
@@ -121,13 +126,12 @@ class KnowledgeScopeButton(QToolButton):
             self.enabled_for_chat, self.scope = self._new_chat
         self.refresh_availability()
 
-    def apply_to_new_conversation(self, conversation_id: str) -> None:
-        """Store the next new chat's choice for the conversation just created for it. The choice is kept
-        for another try until that conversation is shown (a first message that fails deletes it again)."""
-        enabled, scope = self._new_chat
+    def new_chat_choice(self, conversation_id: str) -> tuple[bool, KnowledgeScope]:
+        """The next new chat's choice, for the conversation about to be created for it (``conversation_id``).
+        The choice is kept for another try until that conversation is shown (a first message that fails
+        deletes it again)."""
         self._new_chat_went_to = conversation_id
-        if not enabled or not scope.everything:
-            self._store(conversation_id, enabled, scope)
+        return self._new_chat
 
     # ---- choosing ----------------------------------------------------------------------------
     def open_dialog(self) -> KnowledgeScopeDialog | None:
@@ -164,10 +168,8 @@ class KnowledgeScopeButton(QToolButton):
         self.knowledge_changed.emit(conversation_id or "")
 
     def _store(self, conversation_id: str, enabled: bool, scope: KnowledgeScope) -> None:
-        try:
-            self.store.set_knowledge(conversation_id, enabled, scope)
-        except UserFacingError as error:  # the conversation was deleted meanwhile
-            log.info("knowledge choice not stored: %s", error)
+        self.calls.call(lambda store: store.set_knowledge(conversation_id, enabled, scope), None,
+                        lambda error: log.info("knowledge choice not stored: %s", error))  # deleted meanwhile
 
     def shutdown(self, timeout_ms: int = 3000) -> None:
         """Stop polling and wait for a document read still running (before the knowledge base closes)."""

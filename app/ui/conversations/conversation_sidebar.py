@@ -19,16 +19,17 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.chat.records import Conversation, SearchMatch
-from app.core.chat.store import ConversationStore
-from app.ui.bridge import Bridge
+from app.core.chat.store import ConversationStore, new_id
 from app.ui.conversations.conversation_item import ID_ROLE, conversation_item, show_conversation_texts
 from app.ui.conversations.search_results import SearchResultDelegate, best_matches
 from app.ui.conversations.selection_memory import SelectionMemory
+from app.ui.conversations.store_calls import StoreCalls
 from app.ui.i18n import follow_language
 from app.ui.icons import themed_icon
 
 SEARCH_DELAY_MS = 200
 SEARCH_LANE = "conversation-search"
+LIST_LANE = "conversation-list"
 SIDEBAR_MIN_WIDTH = 200
 
 
@@ -37,27 +38,30 @@ class ConversationSidebar(QWidget):
     ``conversation_changed(id)`` (renamed or pinned).
 
     ``confirm_delete(title) -> bool`` and ``ask_title(current) -> str | None`` are the dialogs; tests
-    replace them. Conversations being answered (``set_running``) are marked.
+    replace them. Conversations being answered (``set_running``) are marked. The store is read and written
+    through ``calls`` (:class:`StoreCalls`, shared with the chat view): the list is redrawn when a read arrives.
     """
 
     conversation_selected = Signal(str)
     delete_requested = Signal(str)
     conversation_changed = Signal(str)
 
-    def __init__(self, store: ConversationStore, memory: SelectionMemory, parent: QWidget | None = None) -> None:
+    def __init__(self, calls: StoreCalls, memory: SelectionMemory, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("conversationSidebar")
         self.setMinimumWidth(SIDEBAR_MIN_WIDTH)
-        self.store = store
+        self.calls = calls
         self.memory = memory
         self.confirm_delete: Callable[[str], bool] = self._confirm_delete_dialog
         self.ask_title: Callable[[str], str | None] = self._ask_title_dialog
         self._running: frozenset[str] = frozenset()
         self._hidden: set[str] = set()
         self._matches: dict[str, SearchMatch] | None = None
+        self._selecting: str | None = None
+        """A conversation to select once the list being read arrives."""
+        self._or_first = False
         self._shown: dict[str, Conversation] = {}
         """The conversations in the list as last read (their rows are rewritten from these after a language switch)."""
-        self._bridge = Bridge(self, serial=True)
 
         self.new_button = QPushButton(self)
         self.new_button.setObjectName("newChatButton")
@@ -133,22 +137,30 @@ class ConversationSidebar(QWidget):
     def shown_ids(self) -> list[str]:
         return [str(self.list.item(row).data(ID_ROLE)) for row in range(self.list.count())]
 
-    def restore_selection(self) -> str | None:
+    def restore_selection(self) -> None:
         """Fill the list and select the conversation remembered from last time (else the first one)."""
-        remembered = self.memory.selected()
-        self.refresh(select=remembered)
-        if self.selected_id is None and self.list.count():
-            self.list.setCurrentRow(0)
-        return self.selected_id
+        self.refresh(select=self.memory.selected(), or_first=True)
 
-    def refresh(self, select: str | None = None) -> None:
-        """Re-read the conversations (keeping the selection, or selecting ``select``)."""
-        wanted = select or self.selected_id
-        conversations = [item for item in self.store.conversations() if item.id not in self._hidden]
-        self._hidden &= {item.id for item in self.store.conversations()}
+    def refresh(self, select: str | None = None, *, or_first: bool = False) -> None:
+        """Re-read the conversations (keeping the selection, or selecting ``select``; ``or_first``: the first
+        one when that is not there); the list is redrawn when the read arrives."""
+        if select:
+            self._selecting = select  # kept when a newer read supersedes this one
+        or_first = or_first or self._or_first
+        self._or_first = or_first
+        self.calls.latest(LIST_LANE, lambda store: store.conversations(),
+                          lambda conversations: self._listed(conversations, or_first))
+
+    def _listed(self, conversations: list[Conversation], or_first: bool) -> None:
+        wanted = self._selecting or self.selected_id
+        self._selecting, self._or_first = None, False
+        self._hidden &= {item.id for item in conversations}
+        shown = [item for item in conversations if item.id not in self._hidden]
         if self._matches is not None:
-            conversations = self._filter(conversations, self._matches)
-        self._fill(conversations, wanted)
+            shown = self._filter(shown, self._matches)
+        self._fill(shown, wanted)
+        if or_first and self.selected_id is None and self.list.count():
+            self.list.setCurrentRow(0)
 
     def _fill(self, conversations: Sequence[Conversation], wanted: str | None) -> None:
         previous = self.selected_id
@@ -191,44 +203,53 @@ class ConversationSidebar(QWidget):
         self.refresh(select=conversation_id)
 
     # ---- actions ----------------------------------------------------------------------------
-    def new_conversation(self) -> str:
-        """Start a new conversation (the one on show is reused if it has no messages yet); returns its id."""
-        current = self.selected_id
-        if current is not None and self.store.has_conversation(current) and not self.store.messages(current):
-            return current
-        conversation = self.store.create_conversation()
-        self.select(conversation.id)
-        return conversation.id
+    def new_conversation(self) -> None:
+        """Start a new conversation (the one on show is reused if it has no messages yet) and select it."""
+        current, fresh = self.selected_id, new_id()
+
+        def create(store: ConversationStore) -> str:
+            if current is not None and store.has_conversation(current) and not store.messages(current):
+                return current
+            return store.create_conversation(conversation_id=fresh).id
+
+        self.calls.call(create, self.select)
+
+    def _current_conversation(self) -> Conversation | None:
+        conversation_id = self.selected_id
+        return self._shown.get(conversation_id) if conversation_id is not None else None
+
+    def _changed(self, conversation_id: str) -> None:
+        self.refresh()
+        self.conversation_changed.emit(conversation_id)
 
     def rename_current(self) -> None:
-        conversation_id = self.selected_id
-        if conversation_id is None:
+        conversation = self._current_conversation()
+        if conversation is None:
             return
-        title = self.ask_title(self.store.conversation(conversation_id).title)
+        title = self.ask_title(conversation.title)
         if title is not None and title.strip():
-            self.store.rename(conversation_id, title)
-            self.refresh()
-            self.conversation_changed.emit(conversation_id)
+            self.calls.call(lambda store: store.rename(conversation.id, title),
+                            lambda _renamed: self._changed(conversation.id))
 
     def toggle_pin_current(self) -> None:
-        conversation_id = self.selected_id
-        if conversation_id is not None:
-            self.store.set_pinned(conversation_id, not self.store.conversation(conversation_id).pinned)
-            self.refresh()
-            self.conversation_changed.emit(conversation_id)
+        conversation = self._current_conversation()
+        if conversation is not None:
+            self.calls.call(lambda store: store.set_pinned(conversation.id, not conversation.pinned),
+                            lambda _pinned: self._changed(conversation.id))
 
     def delete_current(self) -> None:
-        conversation_id = self.selected_id
-        if conversation_id is None:
+        conversation = self._current_conversation()
+        if conversation is None:
             return
-        title = self.store.conversation(conversation_id).title or self.tr("New chat")
-        if not self.confirm_delete(title):
+        conversation_id = conversation.id
+        if not self.confirm_delete(conversation.title or self.tr("New chat")):
             return
         row = self.list.currentRow()
         self._hidden.add(conversation_id)
         self.list.blockSignals(True)
         self.list.takeItem(row)
         self.list.blockSignals(False)
+        self._shown.pop(conversation_id, None)
         self.delete_requested.emit(conversation_id)
         if self.list.count():
             self.list.blockSignals(True)
@@ -244,7 +265,8 @@ class ConversationSidebar(QWidget):
         if item is None:
             return
         self.list.setCurrentItem(item)
-        pinned = self.store.conversation(str(item.data(ID_ROLE))).pinned
+        conversation = self._shown.get(str(item.data(ID_ROLE)))
+        pinned = conversation is not None and conversation.pinned
         self.pin_action.setText(self.tr("Unpin") if pinned else self.tr("Pin to the top"))
         menu = QMenu(self)
         for action in (self.rename_action, self.pin_action, self.delete_action):
@@ -257,13 +279,12 @@ class ConversationSidebar(QWidget):
         self._search_timer.stop()
         query = self.search.text().strip()
         if not query:
-            self._bridge.drop_lane(SEARCH_LANE)
+            self.calls.drop(SEARCH_LANE)
             self._matches = None
             self.results.query = ""
             self.refresh()
             return
-        store = self.store
-        self._bridge.run_latest(SEARCH_LANE, lambda: store.search(query), self._show_matches)
+        self.calls.latest(SEARCH_LANE, lambda store: store.search(query), self._show_matches)
 
     def _show_matches(self, matches: list[SearchMatch]) -> None:
         self._matches = best_matches(matches)
@@ -275,7 +296,7 @@ class ConversationSidebar(QWidget):
         return [item for item in conversations if item.id in matches or (query and query in item.title.casefold())]
 
     def wait(self, timeout_ms: int = 3000) -> bool:
-        return self._bridge.wait_for_all(timeout_ms)
+        return self.calls.wait(timeout_ms)
 
     # ---- dialogs ----------------------------------------------------------------------------
     def _confirm_delete_dialog(self, title: str) -> bool:
