@@ -346,11 +346,11 @@ class ModelManagerDialog(QDialog):
             return self.tr("{0} could not be loaded: {1}").format(name, render(snapshot.error))
         return ""
 
-    def _engine_state_changed(self, _snapshot: EngineSnapshot) -> None:
+    def _engine_state_changed(self, snapshot: EngineSnapshot) -> None:
         if self._message_source == self._engine_text:
             self._say(self._engine_text)
-        if self.isVisible():
-            self.refresh_local()  # the installed list marks the model in use
+        if self.isVisible() and snapshot.phase is not EnginePhase.LOADING:
+            self.refresh_local()  # the installed list marks the model in use (not again for each load step)
 
     def add_model_file(self, *, use_after: bool = False) -> None:
         path = self.ask_model_file()
