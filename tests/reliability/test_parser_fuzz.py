@@ -15,6 +15,7 @@ import functools
 import io
 import itertools
 import random
+import struct
 import tempfile
 import threading
 import time
@@ -265,11 +266,21 @@ def zip_from_the_future(data: bytes) -> bytes:
     return data[:entry + 6] + bytes([244, 0]) + data[entry + 8:]
 
 
-# Damaged files that reach the reader's last-resort handler: a parser raised a bare error.
+def zip_with_a_directory_past_its_end(data: bytes) -> bytes:
+    """``data`` (a ZIP) whose end record puts the central directory 4 KiB further than it is: the first parts'
+    offsets come out negative."""
+    end = data.rindex(b"PK\x05\x06")
+    offset = struct.unpack_from("<I", data, end + 16)[0]
+    return data[:end + 16] + struct.pack("<I", offset + 4096) + data[end + 20:]
+
+
+# Damaged files whose reason is a bare Python error or the wrong advice (a parser let an error out, or took it
+# for a disk problem).
 FOUND_BY_FUZZING: dict[str, Callable[[], bytes]] = {
     "pages-disagree.pdf": lambda: mutated(real_pdf(), 2709900430, 4),  # pdf_tables: IndexError on a page index
     "bad-dictionary.pdf": lambda: mutated(real_pdf(), 3170611280, 6),  # pdfplumber's PdfminerException
     "future-zip.docx": lambda: zip_from_the_future(real_docx()),  # archive_limits: zipfile's NotImplementedError
+    "directory-past-end.docx": lambda: zip_with_a_directory_past_its_end(real_docx()),  # "check the disk" (EINVAL)
 }
 
 
@@ -290,8 +301,9 @@ def test_damaged_files_found_by_fuzzing_fail_alone_with_a_reason(tmp_path: Path)
 
 @pytest.mark.xfail(strict=True, reason="parser bugs found by fuzzing (app/core/kb/parsers: pdf_tables.py indexes "
                                        "pdfplumber's pages by pypdf's count and lets PdfminerException out; "
-                                       "archive_limits.py lets zipfile's NotImplementedError out): the reason shown "
-                                       "is a Python exception, not what is wrong with the file and what to do")
+                                       "archive_limits.py lets zipfile's NotImplementedError out; word.py takes "
+                                       "zipfile's EINVAL for a disk problem): the reason shown is a Python exception "
+                                       "or 'check the disk', not that the file is damaged")
 def test_damaged_files_found_by_fuzzing_are_named_damaged_not_a_python_exception(tmp_path: Path) -> None:
     from app.core.kb.parsers import parse_document
 
