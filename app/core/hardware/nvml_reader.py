@@ -4,6 +4,7 @@ imported only when called. NVML asks the driver and creates no CUDA context in t
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib
 import logging
 import threading
@@ -145,12 +146,13 @@ class NvmlMemoryWatch:
     def __call__(self) -> GpuMemory | None:
         with self._lock:
             devices = self._open()
-            not_supported = getattr(self._pynvml, "NVMLError_NotSupported", ())
+            pynvml: Any = self._pynvml
+            not_supported = getattr(pynvml, "NVMLError_NotSupported", ())
             readings: list[tuple[GpuMemory, Any]] = []
             for device in list(devices):
                 handle, name = device
                 try:
-                    memory = self._pynvml.nvmlDeviceGetMemoryInfo(handle)
+                    memory = pynvml.nvmlDeviceGetMemoryInfo(handle)
                 except not_supported:
                     devices.remove(device)  # unified memory: NVML never has a figure for it
                     continue
@@ -170,7 +172,8 @@ class NvmlMemoryWatch:
             return ()
         used: dict[int, int] = {}
         for query in ("nvmlDeviceGetComputeRunningProcesses", "nvmlDeviceGetGraphicsRunningProcesses"):
-            for process in _optional(lambda query=query: getattr(pynvml, query)(handle)) or ():
+            listing: Callable[[Any], Any] = getattr(pynvml, query)
+            for process in _optional(functools.partial(listing, handle)) or ():
                 memory = getattr(process, "usedGpuMemory", None)
                 if isinstance(memory, int):
                     used[int(process.pid)] = max(used.get(int(process.pid), 0), memory)

@@ -64,7 +64,7 @@ def _llamacpp_output_head_bytes(model: ModelMetadata, rows: int) -> int:
 def llamacpp_compute_bytes(
     model: ModelMetadata, kv_cells_per_stream: int, n_ubatch: int, flash_attention: bool = True
 ) -> int:
-    """llama.cpp's compute buffer (what it reserves) for a context whose largest KV stream has ``kv_cells_per_stream``."""
+    """llama.cpp's compute buffer as reserved, for a context whose largest KV stream has ``kv_cells_per_stream``."""
     ubatch = max(1, min(n_ubatch, kv_cells_per_stream))
     layers = _llamacpp_layers_bytes(model, kv_cells_per_stream, ubatch, flash_attention)
     return max(_llamacpp_output_head_bytes(model, ubatch), layers) + LLAMACPP_SMALL_TENSORS_BYTES

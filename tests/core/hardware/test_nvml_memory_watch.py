@@ -18,7 +18,7 @@ class NVMLError(Exception):
     pass
 
 
-class NVMLError_NotSupported(NVMLError):  # noqa: N801  pynvml's own name
+class NVMLError_NotSupported(NVMLError):
     pass
 
 
@@ -31,7 +31,7 @@ class Memory:
 @dataclass
 class Process:
     pid: int
-    usedGpuMemory: int | None  # noqa: N815  pynvml's own name
+    usedGpuMemory: int | None
 
 
 @dataclass
@@ -44,32 +44,32 @@ class FakeNvml:
     NVMLError: type[Exception] = NVMLError
     NVMLError_NotSupported: type[Exception] = NVMLError_NotSupported
 
-    def nvmlInit(self) -> None:  # noqa: N802
+    def nvmlInit(self) -> None:
         self.calls.append("init")
 
-    def nvmlShutdown(self) -> None:  # noqa: N802
+    def nvmlShutdown(self) -> None:
         self.calls.append("shutdown")
 
-    def nvmlDeviceGetCount(self) -> int:  # noqa: N802
+    def nvmlDeviceGetCount(self) -> int:
         return len(self.gpus)
 
-    def nvmlDeviceGetHandleByIndex(self, index: int) -> int:  # noqa: N802
+    def nvmlDeviceGetHandleByIndex(self, index: int) -> int:
         return index
 
-    def nvmlDeviceGetName(self, handle: int) -> bytes:  # noqa: N802
+    def nvmlDeviceGetName(self, handle: int) -> bytes:
         return self.gpus[handle][0].encode()
 
-    def nvmlDeviceGetMemoryInfo(self, handle: int) -> Memory:  # noqa: N802
+    def nvmlDeviceGetMemoryInfo(self, handle: int) -> Memory:
         self.calls.append(f"memory {handle}")
-        name, free, total = self.gpus[handle]
+        _, free, total = self.gpus[handle]
         if total is None:
             raise NVMLError_NotSupported("Not Supported")
         return Memory(free, total)
 
-    def nvmlDeviceGetComputeRunningProcesses(self, handle: int) -> list[Process]:  # noqa: N802
+    def nvmlDeviceGetComputeRunningProcesses(self, handle: int) -> list[Process]:
         return self.processes.get(handle, [])
 
-    def nvmlDeviceGetGraphicsRunningProcesses(self, handle: int) -> list[Process]:  # noqa: N802
+    def nvmlDeviceGetGraphicsRunningProcesses(self, handle: int) -> list[Process]:
         raise NVMLError("graphics processes are not reported on this driver")
 
 
@@ -94,7 +94,7 @@ def test_a_unified_gpu_without_a_memory_figure_gives_no_view_and_is_not_asked_ag
 
 def test_without_nvml_there_is_no_gpu_view() -> None:
     class Broken(FakeNvml):
-        def nvmlInit(self) -> None:  # noqa: N802
+        def nvmlInit(self) -> None:
             raise NVMLError("Driver Not Loaded")
 
     assert NvmlMemoryWatch(Broken([("x", 1, 2)]))() is None

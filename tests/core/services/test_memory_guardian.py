@@ -19,7 +19,7 @@ from app.core.engines.stream import RequestStream
 from app.core.hardware.live_memory import MemoryView
 from app.core.hardware.memory_users import ProcessMemory
 from app.core.hardware.nvml_reader import GpuMemory
-from app.core.hardware.report import GpuInfo, HardwareReport
+from app.core.hardware.report import HardwareReport
 from app.core.services.memory_guardian import (
     GpuPool,
     GuardedEngine,
