@@ -23,7 +23,7 @@ vLLM (peak activations found by its profiling run, plus the sampler):
   + 2 x 4 bytes x vocab x max_num_seqs                           (f32 logits and probabilities)
 
 Overheads (measured orders of magnitude, deliberately rounded up):
-  llama.cpp: 24 MiB of host memory on the CPU (runtime, threadpool, tokenizer: measured 11-16 MiB of RSS
+  llama.cpp: 24 MiB of host memory on the CPU (runtime, threadpool, tokenizer: measured 13-18 MiB of RSS
   beyond the weights, the KV cache and the written compute buffer by tests/benchmarks/bench_plan_vs_memory.py),
   256 MiB when a GPU backend is used (its runtime libraries), plus 512 MiB on the device then
   (CUDA/Metal context).
