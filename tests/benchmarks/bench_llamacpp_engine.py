@@ -76,6 +76,7 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--gpu-layers", type=int, default=-1, help="layers to offload (-1: all; none on CPU builds)")
     parser.add_argument("--prompt-tokens", type=int, default=None, help="prompt length (default 128, quick 64)")
     parser.add_argument("--new-tokens", type=int, default=None, help="tokens per chat (default 128, quick 48)")
+    parser.add_argument("--context", type=int, default=None, help="context tokens per chat (default 2048, quick 1024)")
     return parser.parse_args(argv)
 
 
@@ -103,7 +104,7 @@ def build_plan(arguments: argparse.Namespace) -> BenchPlan:
         repeats=arguments.repeats or (2 if quick else 5),
         prompt_tokens=arguments.prompt_tokens or (64 if quick else 128),
         new_tokens=arguments.new_tokens or (48 if quick else 128),
-        context_length=1024 if quick else 2048,
+        context_length=arguments.context or (1024 if quick else 2048),
         reuse_history_tokens=700 if quick else 1500,
         kv_cache_dtype=arguments.kv,
         gpu_layers=arguments.gpu_layers,
