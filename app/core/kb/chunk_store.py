@@ -77,7 +77,9 @@ def chunks_by_ids(connection: sqlite3.Connection, chunk_ids: Iterable[int]) -> d
         part = wanted[start : start + 500]
         marks = ", ".join("?" for _ in part)
         rows = connection.execute(
-            f"SELECT {_STORED_COLUMNS} FROM chunks c JOIN documents d ON d.id = c.document_id "
+            # CROSS JOIN: chunks by id first, then their documents (else SQLite may walk every indexed document
+            # by the status index: 20 ms instead of 0.2 at 100k chunks)
+            f"SELECT {_STORED_COLUMNS} FROM chunks c CROSS JOIN documents d ON d.id = c.document_id "
             f"WHERE c.id IN ({marks}) AND {SEARCHABLE}",
             part,
         ).fetchall()
