@@ -84,8 +84,9 @@ def _open_window(home: Path) -> tuple[Any, Any, Any]:
 
 def _settle(app: Any, view: Any) -> None:
     """Run the event loop until the store calls the view and sidebar made have come back (they run on a worker)."""
+    calls = getattr(view, "calls", None)  # None: a window that read the store on the GUI thread (before/after runs)
     deadline = time.monotonic() + 30
-    while view.calls.busy() and time.monotonic() < deadline:
+    while calls is not None and calls.busy() and time.monotonic() < deadline:
         app.processEvents()
         time.sleep(0.005)
 
