@@ -71,10 +71,10 @@ def speed_detail(fit: VariantFit) -> str:
         return ""
     if fit.decode_tok_s is None:
         return translate("ModelTexts", "Its speed here is not known: the machine's memory bandwidth is not known.")
-    bandwidth = fit.decode_tok_s * fit.decode_bytes_per_token
+    gigabytes = fit.decode_tok_s * fit.decode_bytes_per_token / 1e9  # the bandwidth the ceiling was drawn from
     text = translate("ModelTexts", "Writes at most {0} tokens a second here: each token reads {1} from memory, "
                                    "at {2} GB/s. Real speed is lower.").format(
-        rate_figure(fit.decode_tok_s), gib(fit.decode_bytes_per_token), f"{bandwidth / 1e9:,.0f}")
+        rate_figure(fit.decode_tok_s), gib(fit.decode_bytes_per_token), rate_figure(gigabytes))
     if fit.cpu_layers:
         text += " " + translate("ModelTexts", "{0} of its layers stay in system memory, which is slower than the "
                                               "GPU's: expect much less.").format(fit.cpu_layers)
