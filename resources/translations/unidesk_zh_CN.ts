@@ -281,6 +281,10 @@
         <translation>已固定校验和：按目录给出的 sha256 校验（来自 {0}）；文件取自“{1}”分支，发布者替换过的文件会被拒绝。</translation>
     </message>
     <message>
+        <source>Not pinned: follows the &apos;{0}&apos; branch; each file is checked against the checksum the hub publishes for it (sha256 for the weights, git&apos;s id for small files).</source>
+        <translation>未固定：跟随“{0}”分支，每个文件按模型仓库为它公布的校验和校验（权重文件用 sha256，小文件用 git 对象哈希）。</translation>
+    </message>
+    <message>
         <source>Not pinned: follows the &apos;{0}&apos; branch and is checked against the sha256 the hub publishes for the file.</source>
         <translation>未固定：跟随“{0}”分支，按模型仓库为该文件公布的 sha256 校验。</translation>
     </message>

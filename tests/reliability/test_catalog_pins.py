@@ -104,6 +104,8 @@ def test_an_unpinned_variant_says_so_and_is_checked_against_the_hubs_stated_sha2
     catalog = _test_catalog(tmp_path)
     variant = load_catalog(catalog).models[0].variants[0]
     assert variant.pin == "none" and variant.pin_note().startswith("Not pinned")
+    hf_variant = load_catalog(catalog).models[0].variants[1]
+    assert hf_variant.format == "hf" and "git's id for small files" in hf_variant.pin_note()
     with pytest.raises(ChecksumMismatchError) as raised:
         library_for(hub, catalog, tmp_path).start_download(variant_model_id(catalog)).wait(TIMEOUT_S)
     assert "the catalog states" not in str(raised.value.hint)  # the hub's own checksum failed, not a pin

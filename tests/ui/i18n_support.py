@@ -48,7 +48,7 @@ KEPT_WORDS = {"UniDesk", "GGUF", "Hugging", "Face", "Hub", "vLLM", "llama", "cpp
               "Enter", "Esc", "Top", "OpenAI", "API", "URL", "http", "https", "chromadb", "ms", "tok", "JSON",
               "ModelScope", "HF_ENDPOINT", "NVIDIA", "OCR", "PNG", "JPEG",
               # who published a catalog checksum, and the hub branch a download follows (catalog pins)
-              "LocalAI", "Podman", "AI", "Lab", "main", "sha",  # sha256
+              "LocalAI", "Podman", "AI", "Lab", "main", "sha", "git",  # sha256, git object ids
               # the built-in machines' product names (their descriptions are translated)
               "DGX", "Spark", "Jetson", "AGX", "Thor", "Orin", "GH", "Grace", "Hopper", "GeForce", "RTX", "Apple",
               "MacBook", "Pro", "Max", "LPDDR", "HBM", "DDR"}

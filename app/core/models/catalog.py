@@ -83,6 +83,11 @@ class CatalogVariant:
                 "CatalogPins", "Checksum pinned: checked against the catalog's sha256 (from {0}); the file comes "
                                "from the '{1}' branch, so a file the publisher replaced is refused."),
                 (self.checksum_publisher, self.revision))
+        if self.format == "hf":
+            return Text(PINS_CONTEXT, QT_TRANSLATE_NOOP(
+                "CatalogPins", "Not pinned: follows the '{0}' branch; each file is checked against the checksum the "
+                               "hub publishes for it (sha256 for the weights, git's id for small files)."),
+                (self.revision,))
         return Text(PINS_CONTEXT, QT_TRANSLATE_NOOP(
             "CatalogPins", "Not pinned: follows the '{0}' branch and is checked against the sha256 the hub "
                            "publishes for the file."), (self.revision,))
