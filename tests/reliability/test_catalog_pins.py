@@ -170,6 +170,9 @@ def test_the_catalog_shows_each_variants_pin_in_english_and_chinese(
         qtbot.waitUntil(lambda: "已固定校验和" in page.details.text(), timeout=WAIT_MS)
         assert "LocalAI" in page.details.text() and "Checksum" not in page.details.text()
         save_laid_out(qtbot, dialog, page.details, shots / "zh-checksum-pinned.png")
+        page.tree.select(("qwen2.5-0.5b-instruct", "hf-bf16"))
+        qtbot.waitUntil(lambda: "git 对象哈希" in page.details.text(), timeout=WAIT_MS)
+        save_laid_out(qtbot, dialog, page.details, shots / "zh-hf-not-pinned.png")
     print(f"catalog pin screenshots: {shots}")
 
 
