@@ -65,6 +65,16 @@ def _matches(result: Any) -> list[VectorMatch]:
     return matches
 
 
+def _nearest(target: Any, vector: Any, limit: int, where: dict[str, Any] | None) -> list[VectorMatch]:
+    """One chromadb query. Not preceded by count(): that costs as much as the query itself at 100k vectors."""
+    try:
+        return _matches(target.query(query_embeddings=[vector], n_results=limit, where=where, include=["distances"]))
+    except Exception:
+        if target.count() == 0:  # chromadb servers before 1.0 refuse to query an empty collection
+            return []
+        raise
+
+
 def _chroma_settings() -> Any:
     from chromadb.config import Settings as ChromaSettings
 
@@ -173,19 +183,16 @@ class VectorStore:
         """The ``limit`` nearest vectors, best first, with cosine similarity (1 = same direction); only
         vectors of ``document_ids`` when given (chromadb filters before it ranks, so the answer is exact)."""
         target = self._collection(collection)
-        if limit <= 0 or (document_ids is not None and not document_ids) or target.count() == 0:
+        if limit <= 0 or (document_ids is not None and not document_ids):
             return []
         if document_ids is None:
-            return _matches(target.query(query_embeddings=[vector], n_results=limit, include=["distances"]))
+            return _nearest(target, vector, limit, None)
         wanted = sorted({int(value) for value in document_ids})
         matches: list[VectorMatch] = []
         # chromadb turns "$in" into one SQL variable per id: ask in parts, then keep the best overall.
         for start in range(0, len(wanted), _FILTER_BATCH):
             part = wanted[start : start + _FILTER_BATCH]
-            matches += _matches(target.query(
-                query_embeddings=[vector], n_results=limit, where={"document_id": {"$in": part}},
-                include=["distances"],
-            ))
+            matches += _nearest(target, vector, limit, {"document_id": {"$in": part}})
         matches.sort(key=lambda match: -match.similarity)
         return matches[:limit]
 
