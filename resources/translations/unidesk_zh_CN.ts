@@ -3391,6 +3391,10 @@
         <translation>≤ {0} 词元/秒 · 慢</translation>
     </message>
     <message>
+        <source>≤ {0} tok/s · part on CPU</source>
+        <translation>≤ {0} 词元/秒 · 部分在 CPU</translation>
+    </message>
+    <message>
         <source>≤ {0} tok/s</source>
         <translation>≤ {0} 词元/秒</translation>
     </message>

@@ -265,6 +265,7 @@ def test_the_catalog_judges_the_settings_as_the_engine_would_load_them_gpu_layer
     assert fit.decode_tok_s == engine_plan.decode_tok_s_roofline_empty
     dialog.catalog_page.tree.select(key)
     assert f"{fit.cpu_layers} of its layers stay in system memory" in dialog.catalog_page.details.text()
+    assert dialog.catalog_page.tree.speed_of(key).endswith("tok/s · part on CPU")
 
 
 def test_the_model_manager_fits_a_900_pixel_wide_screen(

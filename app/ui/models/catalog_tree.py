@@ -113,8 +113,8 @@ class CatalogTree(QTreeWidget):
         item.setForeground(FIT, QBrush(badge_colour(fit.badge, self.palette())) if fit is not None else QBrush())
         item.setText(SPEED, speed_text(fit) if fit is not None else "")
         item.setToolTip(SPEED, speed_detail(fit) if fit is not None else "")
-        slow = fit is not None and fit.slow
-        item.setForeground(SPEED, QBrush(badge_colour("too_big", self.palette())) if slow else QBrush())
+        warning = None if fit is None else "too_big" if fit.slow else "tight" if fit.cpu_layers else None
+        item.setForeground(SPEED, QBrush(badge_colour(warning, self.palette())) if warning else QBrush())
         item.setTextAlignment(SPEED, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         item.setText(STATE, self._states.get(key, ""))
 

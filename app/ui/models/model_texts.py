@@ -57,11 +57,14 @@ def rate_figure(tokens_per_second: float) -> str:
 
 
 def speed_text(fit: VariantFit) -> str:
-    """Beside the badge: ``≤ 45 tok/s``, ``≤ 2.3 tok/s · slow``; empty when the speed is not known."""
+    """Beside the badge: ``≤ 45 tok/s``, ``≤ 2.3 tok/s · slow``, ``≤ 29 tok/s · part on CPU`` (layers left in
+    system memory); empty when the speed is not known."""
     if fit.decode_tok_s is None or fit.badge == "unsupported":
         return ""
     if fit.slow:
         return translate("ModelTexts", "≤ {0} tok/s · slow").format(rate_figure(fit.decode_tok_s))
+    if fit.cpu_layers:  # the ceiling is the GPU's; layers read from system memory bring it well down
+        return translate("ModelTexts", "≤ {0} tok/s · part on CPU").format(rate_figure(fit.decode_tok_s))
     return translate("ModelTexts", "≤ {0} tok/s").format(rate_figure(fit.decode_tok_s))
 
 
