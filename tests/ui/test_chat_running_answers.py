@@ -104,6 +104,7 @@ def test_a_long_markdown_answer_streams_into_the_real_window_in_parts(
         qtbot.waitUntil(lambda: len(widget.body.parts) >= 2, timeout=WAIT_MS)
         screenshot(window, "chat-12-long-markdown-streaming")
         qtbot.waitUntil(lambda: not view.running.is_running(conversation.id), timeout=STREAM_MS)
+        settled(qtbot, view)  # the ended answer is read back from the store on its worker
         assert widget.text == "".join(tokens) == store.message(answer.id).text
         assert len(widget.body.parts) >= 4 and not widget.status.isVisibleTo(widget)
         whole = MarkdownBody()
@@ -160,6 +161,7 @@ def test_streaming_into_a_long_conversation_leaves_the_earlier_messages_alone(
             widget.installEventFilter(watch)
         frames, height = view.running.frames, streaming.height()
         qtbot.waitUntil(lambda: not view.running.is_running(conversation.id), timeout=STREAM_MS)
+        settled(qtbot, view)  # the ended answer is read back from the store on its worker
         for widget in earlier:
             widget.removeEventFilter(watch)
         assert view.running.frames - frames >= 20 and streaming.height() > height + 200  # it grew, frame by frame

@@ -33,6 +33,9 @@ class _OneLineLabel(QLabel):
 class MessageList(QScrollArea):
     """Reuses a message's widget while its id stays on show, so switching or finishing only redraws what changed.
 
+    The last message (the one an answer streams into) sits in the column on its own; the ones before it sit in
+    one block (``earlier``), so a growing answer re-lays out three items a frame, however long the chat is.
+
     Forwards the messages' signals (ids, citations, links) under the same names.
     """
 
@@ -65,6 +68,12 @@ class MessageList(QScrollArea):
         self.empty_hint.setWordWrap(True)
         self.empty_hint.setEnabled(False)
         self._layout.addWidget(self.empty_hint)
+        self.earlier = QWidget(self.content)
+        self.earlier.setObjectName("earlierMessages")
+        self._earlier_layout = QVBoxLayout(self.earlier)
+        self._earlier_layout.setContentsMargins(0, 0, 0, 0)
+        self._earlier_layout.setSpacing(10)
+        self._layout.addWidget(self.earlier)
         self._layout.addStretch(1)
         self.cut_marker = self._cut_marker()
         self.cut_before: str | None = None
@@ -98,7 +107,7 @@ class MessageList(QScrollArea):
 
     def _cut_marker(self) -> QWidget:
         """A quiet line across the column with a short sentence in the middle, hidden until needed."""
-        marker = QWidget(self.content)
+        marker = QWidget(self.earlier)
         marker.setObjectName("contextCutMarker")
         row = QHBoxLayout(marker)
         row.setContentsMargins(0, 2, 0, 2)
@@ -127,11 +136,12 @@ class MessageList(QScrollArea):
         """Show ``entries`` in order; ``streamed`` maps streaming message ids to the text written so far;
         ``cut_before``: the oldest message still sent to the model, when older ones were left out (a marker
         line above it says so)."""
-        self._layout.removeWidget(self.cut_marker)
+        self._earlier_layout.removeWidget(self.cut_marker)
         wanted = [entry.message.id for entry in entries]
         for message_id in [identifier for identifier in self._order if identifier not in wanted]:
             widget = self.widgets.pop(message_id)
             self._layout.removeWidget(widget)
+            self._earlier_layout.removeWidget(widget)
             widget.deleteLater()
         for index, entry in enumerate(entries):
             text = streamed.get(entry.message.id)
@@ -144,17 +154,23 @@ class MessageList(QScrollArea):
             else:
                 widget = existing
                 widget.update_entry(entry, text)
-            if self._layout.indexOf(widget) != index + 1:  # after the empty hint
+            last = index == len(entries) - 1
+            layout, position = (self._layout, 2) if last else (self._earlier_layout, index)  # 2: after hint, block
+            if layout.indexOf(widget) != position:
                 self._layout.removeWidget(widget)
-                self._layout.insertWidget(index + 1, widget)
+                self._earlier_layout.removeWidget(widget)
+                layout.insertWidget(position, widget)
         self._order = wanted
         self.empty_hint.setVisible(not entries)
+        self.earlier.setVisible(len(entries) > 1)
         self._place_cut_marker(cut_before if cut_before in self.widgets and cut_before != wanted[0] else None)
 
     def _place_cut_marker(self, cut_before: str | None) -> None:
         self.cut_before = cut_before
         if cut_before is not None:
-            self._layout.insertWidget(self._layout.indexOf(self.widgets[cut_before]), self.cut_marker)
+            position = self._earlier_layout.indexOf(self.widgets[cut_before])  # -1: the last message, after the block
+            self._earlier_layout.insertWidget(position if position >= 0 else self._earlier_layout.count(),
+                                              self.cut_marker)
         self.cut_marker.setVisible(cut_before is not None)
 
     def widget_for(self, message_id: str) -> MessageWidget | None:
