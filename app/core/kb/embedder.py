@@ -304,6 +304,7 @@ class Embedder:
                              self._model.process.pid, placement.reason)
                 else:
                     self._model = LocalEmbeddingModel(self.source, self._requested_device, self._cache_folder)
+                    log.info("embedding model %s runs in this process: %s", self.source.name, placement.reason)
 
     def close(self) -> None:
         """Stop the model's child process, if any (the next use starts it again); a model in process stays."""

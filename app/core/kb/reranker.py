@@ -143,8 +143,10 @@ class Reranker:
         if not self.model_name:
             self.unavailable_reason = "no reranker model is set (kb.reranker_model)"
             return
+        placement = choose_placement(self._placement)
+        log.info("reranker %s: %s", self.model_name, placement.reason)
         try:
-            if choose_placement(self._placement).separate:
+            if placement.separate:
                 process = ModelProcess(self._child_server, (self.model_name, self._device, self._cache_folder),
                                        name=self.model_name)
                 self._used_device = process.start()
