@@ -33,19 +33,24 @@ from tests.benchmarks.kb_instrument import load_average, log, machine_facts
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 MARKER = "zeppelinquokka"
+FIRST_MARKER = "quokkazeppelin"
+"""Placed at 1% of the line: found once the first part of the file is committed (big files stream in parts)."""
 _WORDS = ("the system memory kernel process thread cache index vector query latency throughput model token "
           "embedding search document parser chunk file network storage disk").split()
 _PROGRESS = re.compile(r"(\d+)/(\d+) chunks")
 
 
 def one_line_file(path: Path, megabytes: float, marker_at: float = 0.95) -> Path:
-    """Sentences on one line, ``megabytes`` MB; MARKER (a word found nowhere else) at ``marker_at`` of it."""
+    """Sentences on one line, ``megabytes`` MB; MARKER (a word found nowhere else) at ``marker_at`` of it,
+    FIRST_MARKER at 1% of it."""
     rng = random.Random(7)
     target = int(megabytes * 1024 * 1024)
-    written, marked = 0, False
+    written, marked, first_marked = 0, False, False
     with path.open("w", encoding="utf-8") as stream:
         while written < target:
             words = [rng.choice(_WORDS) for _ in range(rng.randint(8, 20))]
+            if not first_marked and written >= target * 0.01:
+                words[3], first_marked = FIRST_MARKER, True
             if not marked and written >= target * marker_at:
                 words[3], marked = MARKER, True
             sentence = " ".join(words).capitalize() + ". "
@@ -125,7 +130,7 @@ class Ingestion:
     def keyword_hits(self, word: str) -> int:
         rows = self.query(
             "SELECT COUNT(*) AS n FROM chunk_terms t JOIN chunks c ON c.id = t.rowid JOIN documents d "
-            "ON d.id = c.document_id WHERE chunk_terms MATCH ? AND d.status = 'indexed'", word)
+            "ON d.id = c.document_id WHERE chunk_terms MATCH ? AND d.status IN ('indexed', 'indexing')", word)
         return int(rows[0]["n"]) if rows else 0
 
     def stop(self) -> int:
@@ -179,6 +184,8 @@ def raw_encode_rate(database: Path, document_path: str, count: int) -> dict[str,
 def measure_big(work: Path, megabytes: float, embed_seconds: float | None) -> dict[str, Any]:
     big = one_line_file(work / "big-one-line.txt", megabytes)
     ingestion = Ingestion(make_home(work / "big"), [big])
+    first_findable = wait_until(lambda: ingestion.keyword_hits(FIRST_MARKER) > 0, ingestion, 1800)
+    log(f"big: its first part findable by keywords at {first_findable}")
     findable = wait_until(lambda: ingestion.keyword_hits(MARKER) > 0, ingestion, 1800)
     log(f"big: findable by keywords at {findable}")
     limit = (findable or 0) + (embed_seconds if embed_seconds is not None else 86_400)
@@ -192,7 +199,10 @@ def measure_big(work: Path, megabytes: float, embed_seconds: float | None) -> di
     return {
         "file_mb": round(big.stat().st_size / 2**20, 2), "chunks": chunks_total,
         "keyword_findable_s": None if findable is None else round(findable, 1),
-        "keyword_probe": f"FTS5 match of a word placed at 95% of the line ({MARKER})",
+        "keyword_probe": f"FTS5 match of a word placed at 95% of the line ({MARKER}), in what search returns "
+                         "(indexed documents and the committed parts of one being read)",
+        "first_part_findable_s": None if first_findable is None else round(first_findable, 1),
+        "first_part_probe": f"the same for a word at 1% of the line ({FIRST_MARKER})",
         "fully_embedded": finished, "seconds_run": round(total, 1), "exit_status": status,
         "chunks_embedded": embedded, "pipeline_embedding_chunks_per_second": round(rate, 2),
         "raw_encode": raw,

@@ -28,8 +28,9 @@ class ConsistencyReport:
 
 
 def check_consistency(connection: sqlite3.Connection, vector_store: VectorStore) -> ConsistencyReport:
-    """Every indexed document has all its chunks and keyword rows, every member of a space all its vectors;
-    nothing else has chunks or keyword rows. Indexed documents not (yet) members are counted, not problems."""
+    """Every indexed document has all its chunks and keyword rows, every member of a space all its vectors, a
+    document being read in parts the chunks of its committed parts; nothing else has chunks or keyword rows.
+    Indexed documents not (yet) members are counted, not problems."""
     problems: list[str] = []
     indexed = {
         int(row["id"]): (str(row["content_hash"]), int(row["chunk_count"]))
@@ -41,7 +42,17 @@ def check_consistency(connection: sqlite3.Connection, vector_store: VectorStore)
     for document_id, (_, chunk_count) in indexed.items():
         if ordinals.get(document_id, []) != list(range(chunk_count)):
             problems.append(f"document {document_id}: chunks {ordinals.get(document_id, [])} != {chunk_count}")
-    for document_id in set(ordinals) - set(indexed):
+    reading = {  # documents read in parts so far: the chunks of their committed parts
+        int(row["document_id"]): int(row["next_ordinal"])
+        for row in connection.execute(
+            "SELECT r.document_id, r.next_ordinal FROM reading_progress r JOIN documents d ON d.id = r.document_id "
+            "WHERE d.status = 'indexing'")
+    }
+    for document_id, committed in reading.items():
+        if ordinals.get(document_id, []) != list(range(committed)):
+            found = ordinals.get(document_id, [])
+            problems.append(f"document {document_id}: chunks {found} != {committed} read so far")
+    for document_id in set(ordinals) - set(indexed) - set(reading):
         problems.append(f"document {document_id} is not indexed but has chunks")
     unmatched = connection.execute(
         "SELECT (SELECT count(*) FROM chunk_terms WHERE rowid NOT IN (SELECT id FROM chunks)), "

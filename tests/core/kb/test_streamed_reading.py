@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 
 from app.core.kb.chunker import chunk_document
-from app.core.kb.database import DATABASE_FILE_NAME
+from app.core.kb.consistency import check_consistency
+from app.core.kb.database import DATABASE_FILE_NAME, open_database
 from app.core.kb.embedder import Embedder
 from app.core.kb.ingest_plan import WorkItem
 from app.core.kb.parsers.parts import document_parts
@@ -122,6 +123,7 @@ def test_a_reading_killed_midway_resumes_after_its_last_committed_part(tmp_path:
 
     # Keyword search finds the committed parts at once, before the document is indexed.
     with open_knowledge_base(kb, kb__embedding_model=str(tiny_model)) as knowledge_base:
+        assert check_consistency(open_database(database), knowledge_base.vector_store).ok
         found = knowledge_base.search("beacon00002", options=SearchOptions(k=3, use_vectors=False))
         assert found.hits and "beacon00002" in found.hits[0].text
         assert knowledge_base.documents()[0].stage == "indexing"
