@@ -94,7 +94,8 @@ def test_plan_missing_file_is_one_clear_line(tmp_path: Path) -> None:
 
 
 def test_plan_not_a_model_is_one_clear_line(tmp_path: Path, not_a_model_file: Path) -> None:
-    assert_one_line_error(unidesk(tmp_path, "plan", str(not_a_model_file)), not_a_model_file.name)
+    assert_one_line_error(unidesk(tmp_path, "plan", str(not_a_model_file)), not_a_model_file.name,
+                          "'GGUF'). Pick a .gguf file")  # the reason and its hint keep their English space
 
 
 def test_plan_truncated_gguf_is_one_clear_line(tmp_path: Path, truncated_gguf: Path) -> None:

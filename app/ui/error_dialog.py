@@ -7,6 +7,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QMessageBox, QWidget
 
+from app.core.util.translatable import join_sentences
 from app.core.util.uncaught import UncaughtError, UncaughtErrorHooks
 
 
@@ -52,7 +53,7 @@ class UncaughtErrorDialogs(QObject):
     def _informative(self) -> str:
         text = self.tr("UniDesk keeps running; the details were written to {0}.").format(str(self._log_file))
         if self._more:
-            text += " " + self.tr("{0} more errors happened since.").format(self._more)
+            text = join_sentences((text, self.tr("{0} more errors happened since.").format(self._more)))
         return text
 
 

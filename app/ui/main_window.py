@@ -29,6 +29,7 @@ from app.core.models.library import ModelLibrary
 from app.core.services.gauge_readings import GaugeSnapshot
 from app.core.services.memory_guardian import guard_engine_manager
 from app.core.util.errors import UserFacingError
+from app.core.util.translatable import join_sentences, listed
 from app.ui.bridge import Bridge
 from app.ui.chat.chat_view import ChatView
 from app.ui.chat.running_answers import FinishedAnswer
@@ -470,12 +471,12 @@ class MainWindow(QMainWindow):
             target = None
         if target is None:
             if reload_keys:
-                return saved + " " + self.tr("The changes take effect when a model is loaded.")
+                return join_sentences((saved, self.tr("The changes take effect when a model is loaded.")))
             return saved
-        names = ", ".join(declared(spec_for(key).title) for key in reload_keys)
+        names = render(listed(declared(spec_for(key).title) for key in reload_keys))
         if not self.load_model(target):
-            return saved + " " + self.tr("A model is loading; load it again to apply: {0}.").format(names)
-        return saved + " " + self.tr("Reloading the model to apply: {0}.").format(names)
+            return join_sentences((saved, self.tr("A model is loading; load it again to apply: {0}.").format(names)))
+        return join_sentences((saved, self.tr("Reloading the model to apply: {0}.").format(names)))
 
     # ---- gauges ------------------------------------------------------------------------
     def _show_snapshot(self, snapshot: GaugeSnapshot) -> None:

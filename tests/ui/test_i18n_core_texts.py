@@ -172,7 +172,8 @@ def test_a_user_facing_error_notice_speaks_chinese(qtbot: Any, switcher: Languag
 
     switch(qtbot, switcher, "zh_CN", lambda: notice.close_button.toolTip() == "关闭提示")
 
-    assert notice.full_text.startswith("hf-model 是 Hugging Face 模型文件夹，llama.cpp 无法加载。")
+    assert notice.full_text.startswith("hf-model 是 Hugging Face 模型文件夹，llama.cpp 无法加载。请选择")
+    assert "。 " not in notice.full_text  # Chinese takes no space after its full stop (English keeps its own)
     assert notice.label.toolTip() == notice.full_text == render(str(error))
     assert english_words_left([notice.full_text], ["hf-model", *TECHNICAL_NAMES]) == []
 
@@ -202,7 +203,7 @@ def test_a_failed_documents_reason_speaks_chinese(qtbot: Any, switcher: Language
 
     switch(qtbot, switcher, "zh_CN", lambda: failure_detail(record) != english)
 
-    assert failure_detail(record) == ("这不是文本文件：其中含有 NUL 字节，而文本文件从不含有这种字节 "
+    assert failure_detail(record) == ("这不是文本文件：其中含有 NUL 字节，而文本文件从不含有这种字节。"
                                       "只能添加文本类文档；如果它是文档，请另存为文本、PDF 或 DOCX。")
     assert english_words_left([failure_detail(record)], ["NUL", "PDF", "DOCX"]) == []
 

@@ -11,14 +11,14 @@ from app.core.planner.budget import MemoryKind, memory_budget
 from app.core.planner.compute import VLLM_HOST_OVERHEAD_BYTES
 from app.core.planner.concurrency import ChatsChoice, chats_sentence, choose_parallel_chats
 from app.core.planner.engine_plan import LlamaCppPlan, VllmPlan
-from app.core.planner.explain import CONTEXT, explain
+from app.core.planner.explain import explain
 from app.core.planner.kv import kv_bytes_per_token
 from app.core.planner.metadata import ModelMetadata
 from app.core.planner.recommend import SearchResult, search_setting
 from app.core.planner.request import BackendChoice, PlanRequest, resolve_kv_dtype
 from app.core.planner.roofline import decode_tokens_per_second_bound
 from app.core.planner.sizing import ALL_LAYERS, Sizing
-from app.core.util.translatable import QT_TRANSLATE_NOOP, Text
+from app.core.util.translatable import Sentences
 
 GIB = 1024**3
 UTILIZATION_STEP = 1000  # gpu_memory_utilization is given to 3 decimals
@@ -136,7 +136,7 @@ def _explanation(result: SearchResult, trained: int, requested: int | None, chat
     sentence = explain(result, trained, requested)
     if chats is None:
         return sentence
-    return Text(CONTEXT, QT_TRANSLATE_NOOP("MemoryPlan", "{0} {1}"), (sentence, chats_sentence(chats)))
+    return Sentences(sentence, chats_sentence(chats))
 
 
 def vllm_memory_utilization(sizing: Sizing) -> float | None:

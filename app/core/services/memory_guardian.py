@@ -42,7 +42,7 @@ from app.core.hardware.live_memory import LiveMemoryReader, MemoryView
 from app.core.hardware.memory_users import ProcessMemory, top_processes_by_rss
 from app.core.hardware.nvml_reader import NvmlMemoryWatch
 from app.core.planner.budget import GPU_RESERVE_BYTES
-from app.core.util.translatable import LAYOUT, QT_TRANSLATE_NOOP, Text, listed
+from app.core.util.translatable import QT_TRANSLATE_NOOP, Sentences, Text, listed
 
 if TYPE_CHECKING:
     from app.core.config import Settings
@@ -280,7 +280,7 @@ class MemoryGuardian:
             "Most memory: {0}."), (_users(users),))
         self._engine.admission.refuse(reason, hint)
         self._level = "low"
-        message = Text(LAYOUT, "{0} {1}", (reason, hint))
+        message = Sentences(reason, hint)
         return self._notify(GuardianNotice("stopped_admitting", "low", headroom, view, thresholds, users, message,
                                            offers=("unload", "reload_smaller")))
 

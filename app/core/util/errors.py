@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.core.util.translatable import QT_TRANSLATE_NOOP, Text
+from app.core.util.translatable import Sentences
 
 
 class UserFacingError(Exception):
@@ -10,7 +10,8 @@ class UserFacingError(Exception):
 
     ``message`` says what is wrong; ``hint`` (optional) says what to do about it. Either may be a
     :class:`~app.core.util.translatable.Text` (the window shows it translated). ``str(error)`` is the English
-    "message hint", itself a Text (:attr:`text`), so a window that shows ``str(error)`` can translate it.
+    "message hint", itself a Text (:attr:`text`: :class:`~app.core.util.translatable.Sentences`, so Chinese takes no
+    space after its ``。``), so a window that shows ``str(error)`` can translate it.
     """
 
     def __init__(self, message: str, hint: str | None = None) -> None:
@@ -25,5 +26,5 @@ class UserFacingError(Exception):
     def text(self) -> str:
         """Message and hint as one translatable Text (the English is ``str(error)``)."""
         if self.hint:
-            return Text("UserFacingError", QT_TRANSLATE_NOOP("UserFacingError", "{0} {1}"), (self.message, self.hint))
+            return Sentences(self.message, self.hint)
         return self.message

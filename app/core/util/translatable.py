@@ -13,6 +13,7 @@ picks up such calls textually (resources/translations/update_translations.py rea
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -68,6 +69,58 @@ def joined(parts: Iterable[str], separator: str) -> Text:
     items = tuple(parts)
     escaped = separator.replace("{", "{{").replace("}", "}}")
     return Text(LAYOUT, escaped.join(f"{{{index}}}" for index in range(len(items))), items)
+
+
+_FULL_WIDTH_RANGES = ((0x2E80, 0x9FFF), (0xAC00, 0xD7AF), (0xF900, 0xFAFF), (0xFE30, 0xFE4F), (0xFF00, 0xFFEF))
+"""CJK punctuation, ideographs, kana, hangul and full-width forms: Chinese (Japanese, Korean) writing, which
+takes no space after it."""
+
+
+def is_full_width(character: str) -> bool:
+    """Whether ``character`` is written full width (``。``, ``）``, ``请``): no space follows it between sentences."""
+    return any(low <= ord(character) <= high for low, high in _FULL_WIDTH_RANGES)
+
+
+def join_sentences(parts: Iterable[str]) -> str:
+    """``parts`` one after the other as sentences of one paragraph, in the language they are written in: a space
+    after an English sentence (or any that ends in ASCII); none after Chinese punctuation such as ``。``, and a ``。``
+    after a Chinese part that ends without punctuation. Empty parts are left out. Works on text already
+    in the language shown (the window's rendered strings), so English stays as it was written."""
+    result = ""
+    for part in parts:
+        if not part:
+            continue
+        if result:
+            last = result[-1]
+            if is_full_width(last):
+                if unicodedata.category(last)[0] not in "PZ":
+                    result += "。"
+            elif not last.isspace():
+                result += " "
+        result += part
+    return result
+
+
+class Sentences(Text):
+    """Sentences of one paragraph (a failure and its hint; a plan and its note), each translated on its own,
+    joined by :func:`join_sentences` in the language shown: ``"Not a model. Choose a .gguf file."`` in English,
+    ``"不是模型。请选择 .gguf 文件。"`` in Chinese, with no ASCII space after ``。``."""
+
+    def __new__(cls, *parts: str) -> Sentences:
+        instance = str.__new__(cls, join_sentences(parts))
+        for name, value in (("context", LAYOUT), ("template", " ".join(f"{{{i}}}" for i in range(len(parts)))),
+                            ("args", tuple(parts)), ("lowercase", False)):
+            object.__setattr__(instance, name, value)
+        return instance
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Sentences, self.args)
+
+    def with_template(self, template: str, convert: Callable[[Text], str] | None = None) -> str:
+        """The parts (each through ``convert`` when it is a Text) joined as sentences; ``template`` is not
+        used (the join depends on the words, not on a translation)."""
+        return join_sentences(convert(part) if convert is not None and isinstance(part, Text) else str(part)
+                              for part in self.args)
 
 
 def listed(items: Iterable[str]) -> str:

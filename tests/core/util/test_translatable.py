@@ -10,7 +10,16 @@ import pickle
 import pytest
 
 from app.core.util.errors import UserFacingError
-from app.core.util.translatable import LAYOUT, LIST_CONTEXT, QT_TRANSLATE_NOOP, Text, joined, listed
+from app.core.util.translatable import (
+    LAYOUT,
+    LIST_CONTEXT,
+    QT_TRANSLATE_NOOP,
+    Sentences,
+    Text,
+    join_sentences,
+    joined,
+    listed,
+)
 
 
 def test_a_text_is_its_english_and_remembers_how_it_was_made() -> None:
@@ -75,3 +84,38 @@ def test_a_user_facing_error_made_of_texts_reads_as_one_english_line() -> None:
     assert isinstance(str(error), Text)  # what a window shows with str(error) can be translated
     plain = UserFacingError("Plain words.")
     assert str(plain) == "Plain words." and plain.text == "Plain words." and not isinstance(plain.text, Text)
+
+
+CHINESE = {"{0} is missing.": "缺少 {0}。", "Choose another file.": "请另选一个文件。", "it is broken": "文件已损坏"}
+
+
+def in_chinese(text: Text) -> str:
+    """A stand-in for the window's render: each Text's template looked up in a small Chinese table."""
+    return text.with_template(CHINESE.get(text.template, text.template), in_chinese)
+
+
+def test_sentences_keep_the_english_space_and_take_none_after_chinese_punctuation() -> None:
+    message, hint = Text("Errors", "{0} is missing.", ("model.gguf",)), Text("Errors", "Choose another file.")
+    error = UserFacingError(message, hint)
+
+    assert str(error) == "model.gguf is missing. Choose another file."  # what the CLI prints
+    assert in_chinese(error.text) == "缺少 model.gguf。请另选一个文件。"
+    assert "。 " not in in_chinese(error.text)
+    fragment = UserFacingError(Text("Errors", "it is broken"), hint)
+    assert str(fragment) == "it is broken Choose another file."
+    assert in_chinese(fragment.text) == "文件已损坏。请另选一个文件。"  # a Chinese part without its full stop gets one
+
+
+def test_join_sentences_follows_the_language_each_part_is_written_in() -> None:
+    assert join_sentences(["Saved.", "The changes take effect later."]) == "Saved. The changes take effect later."
+    assert join_sentences(["已保存。", "更改将在加载模型后生效。"]) == "已保存。更改将在加载模型后生效。"
+    assert join_sentences(["失败（内存不足）", "请重试。"]) == "失败（内存不足）请重试。"
+    assert join_sentences(["Failed.", "请重试。"]) == "Failed. 请重试。"
+    assert join_sentences(["", "Only.", ""]) == "Only."
+
+
+def test_sentences_survive_pickling_and_are_their_english() -> None:
+    whole = Sentences(Text("Errors", "{0} is missing.", ("a",)), "Plain hint.")
+    restored = pickle.loads(pickle.dumps(whole))
+    assert isinstance(restored, Sentences) and restored == whole == "a is missing. Plain hint."
+    assert restored.args == whole.args

@@ -12,7 +12,7 @@ import re
 import string
 from typing import Final
 
-from app.core.util.translatable import QT_TRANSLATE_NOOP, Text
+from app.core.util.translatable import QT_TRANSLATE_NOOP, Sentences, Text
 
 CONTEXT: Final = "DocumentErrors"
 
@@ -150,5 +150,5 @@ def failure_text(english: str) -> str:
         if english.endswith(" " + hint):
             problem = document_text(english[: -len(hint) - 1])
             if isinstance(problem, Text):
-                return Text("UserFacingError", "{0} {1}", (problem, Text(CONTEXT, hint)))
+                return Sentences(problem, Text(CONTEXT, hint))
     return document_text(english) or english
