@@ -27,6 +27,7 @@ from typing import Any, Final, Protocol
 
 from app.core.kb.errors import EmbeddingModelError
 from app.core.util.errors import UserFacingError
+from app.core.util.process_names import name_this_process
 from app.core.util.translatable import QT_TRANSLATE_NOOP, Text
 
 log = logging.getLogger(__name__)
@@ -206,6 +207,7 @@ class ModelProcess:
 
 def serve(connection: Connection, parent_pid: int, server: str, arguments: tuple[Any, ...]) -> None:
     """The child's loop: build the server, say ``ready``, then answer requests until ``stop`` or the parent goes."""
+    name_this_process("model")  # not one of vLLM's engine processes, whose unload stops every child it finds
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl+C in a terminal is the parent's to handle
     threading.Thread(target=_exit_with_parent, args=(parent_pid,), name="parent-watch", daemon=True).start()
     try:

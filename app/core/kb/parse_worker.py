@@ -32,6 +32,7 @@ from typing import Any, Final
 
 from app.core.kb.documents import DocumentPart, ParsedDocument
 from app.core.kb.parsers.errors import DocumentError
+from app.core.util.process_names import name_this_process
 
 log = logging.getLogger(__name__)
 
@@ -333,6 +334,7 @@ def _resident_bytes(pid: int) -> int | None:
 
 def serve(connection: Connection, parser: str, memory_bytes: int, part_bytes: int = 256 * 1024) -> None:
     """The worker's loop: a path in, ("ok", document) or ("error", kind, message, hint, restart) out."""
+    name_this_process("reader")  # not one of vLLM's engine processes, whose unload stops every child it finds
     _limit_memory(memory_bytes)
     parse = None if parser.startswith(PARTS_PREFIX) else _resolve(parser)
     while True:

@@ -171,6 +171,19 @@ def test_process_tree_from_a_fake_proc(tmp_path: Path) -> None:
     assert [identity.pid for identity in engine_child_processes(10, proc)] == [11, 15]
 
 
+def test_the_apps_own_spawned_helpers_are_not_taken_for_engine_processes(tmp_path: Path) -> None:
+    """A document reader or embedding-model child started while vLLM loads has vLLM's command line too;
+    its short name tells it apart, so unloading vLLM leaves it running."""
+    proc = tmp_path / "proc"
+    spawned = "python -c from multiprocessing.spawn import spawn_main; spawn_main() --multiprocessing-fork"
+    write_process(proc, 10, 1, cmdline="python -m app")
+    write_process(proc, 11, 10, start=2000, cmdline=spawned)  # vLLM's engine core
+    write_process(proc, 12, 10, start=2100, cmdline=spawned)  # the app's embedding model
+    (proc / "11" / "comm").write_text("VLLM::EngineCor\n")
+    (proc / "12" / "comm").write_text("unidesk-model\n")
+    assert [identity.pid for identity in engine_child_processes(10, proc)] == [11]
+
+
 def test_the_guard_kills_its_targets_when_the_app_goes_away_and_spares_them_on_release() -> None:
     sleepers = [subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"]) for _ in range(2)]
     try:

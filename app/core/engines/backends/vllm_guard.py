@@ -22,6 +22,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from app.core.util.process_names import is_app_helper
+
 STOP_LINE = "stop"
 SETTLED_LINE = "settled"
 WATCH_WORD = "watch"
@@ -92,8 +94,8 @@ def engine_child_processes(parent_pid: int, proc: Path = Path("/proc")) -> list[
             command = (proc / str(pid) / "cmdline").read_bytes().replace(b"\0", b" ").decode("utf-8", "replace")
         except OSError:
             continue
-        if any(mark in command for mark in NOT_ENGINE_MARKS):
-            continue
+        if any(mark in command for mark in NOT_ENGINE_MARKS) or is_app_helper(pid, proc):
+            continue  # the tracker, a guard, or one of the app's own helpers (document reader, embedding model)
         identity = process_identity(pid, proc)
         if identity is not None:
             identities.append(identity)
