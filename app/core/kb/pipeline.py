@@ -44,7 +44,7 @@ from app.core.kb.preparation import (
     failure_of,
 )
 from app.core.kb.progress import PAGE_SKIPPED, FileProblem, ProgressTracker
-from app.core.kb.read_attempts import begin_attempt, cancel_attempt, end_attempt, forget_attempts
+from app.core.kb.read_attempts import begin_attempt, cancel_attempt, end_attempt, forget_attempts, progress_made
 from app.core.kb.reading_progress import ReadingState, forget_reading, save_reading, saved_reading
 from app.core.kb.spaces import add_member
 from app.core.kb.step_aside import STEP_CHUNKS, StepAside, clear_to_embed, embed_in_steps
@@ -172,6 +172,7 @@ class ReadingStage:
                 else:
                     save_reading(connection, streamed.item.document_id, state)
                     _count_chunks(connection, streamed.item.document_id, state.next_ordinal)
+                    progress_made(connection, streamed.item.document_id)
             self._progress.update(ocr_page=0, ocr_pages=0)
             if part.skipped_page is not None:
                 path = streamed.item.path

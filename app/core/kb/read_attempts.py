@@ -42,6 +42,12 @@ def end_attempt(connection: sqlite3.Connection, document_id: int) -> None:
     connection.execute("UPDATE read_attempts SET open = 0 WHERE document_id = ?", (document_id,))
 
 
+def progress_made(connection: sqlite3.Connection, document_id: int) -> None:
+    """A part of the document was committed: the attempts before this one stopped for other reasons than the
+    file (a big file read in parts over several runs is never given up for having been interrupted)."""
+    connection.execute("UPDATE read_attempts SET attempts = 1 WHERE document_id = ? AND open = 1", (document_id,))
+
+
 def cancel_attempt(connection: sqlite3.Connection, document_id: int) -> None:
     """The run was cancelled while the document was read: that attempt does not count."""
     connection.execute(

@@ -25,6 +25,7 @@ from app.core.kb.ingest_plan import WorkItem
 from app.core.kb.parsers.parts import document_parts
 from app.core.kb.parsers.plain import iter_text_parts
 from app.core.kb.preparation import Preparer, StreamedDocument
+from app.core.kb.read_attempts import MAX_INTERRUPTED
 from app.core.kb.retrieval import SearchOptions
 from tests.fixtures.embedding_models import write_tiny_sentence_transformer
 from tests.fixtures.knowledge_base import open_knowledge_base
@@ -88,6 +89,23 @@ def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return write_tiny_sentence_transformer(tmp_path_factory.mktemp("models") / "tiny-st")
 
 
+def kill_after_progress(child: subprocess.Popen[bytes], database: Path, committed: int) -> None:
+    """kill -9 the child once its reading has committed more than ``committed`` chunks (it must still run)."""
+    try:
+        deadline = time.monotonic() + 600
+        state = reading_state(database)
+        while (state is None or state[1] <= committed) and child.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)  # polling another process's database: there is no event to wait on
+            state = reading_state(database)
+        assert child.poll() is None, child.communicate()
+        os.kill(child.pid, signal.SIGKILL)
+        child.wait(60)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait(60)
+
+
 def run_child(kb: Path, model: Path, file: Path) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
         [sys.executable, "-m", "tests.core.kb.ingest_child", str(kb), str(model), str(file), str(PART_BYTES)],
@@ -99,20 +117,7 @@ def test_a_reading_killed_midway_resumes_after_its_last_committed_part(tmp_path:
     big = write_numbered_text(tmp_path / "beacons.txt", SENTENCES)
     kb = tmp_path / "kb"
     database = kb / DATABASE_FILE_NAME
-    child = run_child(kb, tiny_model, big)
-    try:
-        deadline = time.monotonic() + 600
-        state = reading_state(database)
-        while (state is None or state[1] == 0) and child.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.02)  # polling another process's database: there is no event to wait on
-            state = reading_state(database)
-        assert child.poll() is None, child.communicate()
-        os.kill(child.pid, signal.SIGKILL)
-        child.wait(60)
-    finally:
-        if child.poll() is None:
-            child.kill()
-            child.wait(60)
+    kill_after_progress(run_child(kb, tiny_model, big), database, 0)
     state = reading_state(database)
     assert state is not None and state[0] == "indexing", state
     before = chunk_rows(database)
@@ -128,6 +133,14 @@ def test_a_reading_killed_midway_resumes_after_its_last_committed_part(tmp_path:
         assert found.hits and "beacon00002" in found.hits[0].text
         assert knowledge_base.documents()[0].stage == "indexing"
 
+    # Two earlier runs were interrupted too (as if the app had been quit twice): a run that commits parts before
+    # it is killed still counts as progress, so the file is never given up for its interruptions.
+    connection = sqlite3.connect(database)
+    with connection:
+        connection.execute("UPDATE read_attempts SET attempts = ?", (MAX_INTERRUPTED - 1,))
+    connection.close()
+    kill_after_progress(run_child(kb, tiny_model, big), database, committed)
+    assert chunk_rows(database)[:committed] == before
     resumed = run_child(kb, tiny_model, big)
     output, errors = resumed.communicate(timeout=900)
     assert resumed.returncode == 0, errors.decode(errors="replace")[-3000:]
