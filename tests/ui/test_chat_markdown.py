@@ -12,7 +12,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication, QTextCursor, QTextFormat
 from PySide6.QtWidgets import QTextBrowser
 
-from app.ui.chat.markdown_body import PART_CHARS, RENDER_INTERVAL_MS, MarkdownBody
+from app.ui.chat.markdown_body import PART_CHARS, RENDER_INTERVAL_MS, SOFT_PART_CHARS, MarkdownBody
 from app.ui.chat.markdown_text import fenced_code_blocks, split_points, with_copy_links
 from tests.ui.chat_support import markdown_tokens
 
@@ -164,3 +164,74 @@ def test_a_long_answer_is_kept_in_parts_and_only_the_last_one_is_rendered_again(
     assert body.copy_code(20) and QGuiApplication.clipboard().text() == fenced_code_blocks(text)[20].code
     links = [_anchor_count(part, "copy-code:") for part in body.parts]
     assert sum(links) == len(fenced_code_blocks(body.source_text))  # every block has its own link number
+
+
+def _small_model_text(length: int) -> str:
+    """What a small model often writes: one paragraph with no blank line, mixed scripts, Markdown marks."""
+    words = ["engine", "模型", "**bold**", "`code`", "文件", "hello", "系统", "*x*", "document", "因为"]
+    text, number = "", 0
+    while len(text) < length:
+        text += words[number % len(words)] + ("" if number % 7 == 3 else " ")
+        number += 1
+    return text
+
+
+def _stream(body: MarkdownBody, text: str, piece_chars: int) -> list[tuple[int, int]]:
+    """Append ``text`` in frame-sized pieces with a render after each; (render size, last part size) per frame."""
+    sizes = []
+    for start in range(0, len(text), piece_chars):
+        body.append(text[start:start + piece_chars])
+        body.flush()
+        sizes.append((body.last_render_chars, len(body.parts[-1].toPlainText())))
+    return sizes
+
+
+@pytest.mark.parametrize("kind", ["paragraph", "code"])
+def test_a_long_answer_with_no_place_to_cut_renders_and_lays_out_only_its_tail_and_ends_as_one_part(
+        qtbot: Any, kind: str) -> None:
+    """A paragraph (or code block) that never ends is cut anyway while it streams, so a frame's render and
+    append handle a bounded tail however long the answer grows; at the end it is one part, as opening shows it."""
+    text = _small_model_text(30_000)
+    if kind == "code":
+        text = "Look:\n\n```python\n" + text.replace(" ", "\n") + "\n```\n\nDone."
+    body = MarkdownBody()
+    qtbot.addWidget(body)
+    body.resize(600, 100)
+    body.show()
+    body.set_markdown("")
+    sizes = _stream(body, text, 180)
+    assert max(render for render, _shown in sizes) <= SOFT_PART_CHARS + 200  # the tail, never the whole answer
+    assert max(shown for _render, shown in sizes) <= SOFT_PART_CHARS + 200
+    assert len(body.parts) > 5
+    finished = body.parts[0]
+    revision = finished.document().revision()
+    body.append(" more")
+    body.flush()
+    assert finished.document().revision() == revision  # a finished part is not rendered again
+    body.finish()
+    once = MarkdownBody()
+    qtbot.addWidget(once)
+    once.set_markdown(body.source_text)
+    assert not any(body._soft)  # every piece cut without a split point joined again
+    assert body.plain_text() == once.plain_text()
+    if kind == "paragraph":  # no split point at all: one part, rendered exactly as in one go
+        assert len(body.parts) == len(once.parts) == 1
+        assert body.parts[0].toHtml() == once.parts[0].toHtml()
+    else:
+        assert body.copy_code(0) and QGuiApplication.clipboard().text() == fenced_code_blocks(text)[0].code
+        assert sum(_anchor_count(part, "copy-code:") for part in body.parts) == 1
+
+
+def test_a_code_block_cut_while_streaming_keeps_one_copy_link_and_its_number(qtbot: Any) -> None:
+    code = "\n".join(f"value_{number} = {number}" for number in range(900))
+    text = f"```python\n{code}\n```\n\nAfter.\n\n```bash\necho two\n```\n"
+    body = MarkdownBody()
+    qtbot.addWidget(body)
+    body.show()
+    body.set_markdown("")
+    _stream(body, text, 150)
+    assert len(body.parts) > 2  # cut inside the code block while streaming
+    assert sum(_anchor_count(part, "copy-code:0") for part in body.parts) == 1
+    assert sum(_anchor_count(part, "copy-code:1") for part in body.parts) == 1
+    continued = body.parts[1].document().begin()
+    assert continued.blockFormat().hasProperty(QTextFormat.Property.BlockCodeFence)  # still shown as code

@@ -6,7 +6,14 @@ from PySide6.QtCore import QTimer, QUrl, Signal
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
-from app.ui.chat.markdown_text import COPY_CODE_SCHEME, chunk_ends, fenced_code_blocks, split_points
+from app.ui.chat.markdown_text import (
+    COPY_CODE_SCHEME,
+    chunk_ends,
+    fenced_code_blocks,
+    open_fence,
+    soft_cut,
+    split_points,
+)
 from app.ui.chat.markdown_view import MarkdownView
 from app.ui.i18n import follow_language
 
@@ -14,11 +21,17 @@ RENDER_INTERVAL_MS = 250
 """While text streams in, Markdown is re-rendered at most this often (plain text is appended in between)."""
 PART_CHARS = 2000
 """About how much text one part holds: a re-render parses at most the last part plus the growing tail."""
+SOFT_PART_CHARS = 2 * PART_CHARS
+"""A last part Markdown gives no place to cut (one long paragraph, list or code block, as a small model writes)
+is cut anyway at this length (at a line end or space), so a render or an append never handles more while the
+answer streams; when it ends, ``finish`` joins such parts again (as rendering the text in one go shows it)."""
 
 
 class MarkdownBody(QWidget):
-    """The text is cut only where Markdown allows it (after a blank line outside code), into parts of about
+    """The text is cut where Markdown allows it (after a blank line outside code), into parts of about
     ``PART_CHARS``. The finished parts stay as they are; only the last part (the tail) is rendered again.
+    While streaming, a tail with no such place is cut at ``SOFT_PART_CHARS`` anyway (a code block cut there
+    is opened again in the next part); ``finish`` renders those pieces as one again.
 
     ``set_markdown`` renders at once; ``append`` shows streamed text at once as plain text and schedules
     one Markdown render within ``RENDER_INTERVAL_MS``. Links ``copy-code:N`` copy code block N of the
@@ -36,10 +49,14 @@ class MarkdownBody(QWidget):
         self.parts: list[MarkdownView] = []
         self._starts: list[int] = []  # where each part's text starts in the source
         self._code_numbers: list[int] = []  # code blocks before each part
+        self._reopened: list[str] = []  # the fence line a part opens again (it goes on with a code block), or ""
+        self._soft: list[bool] = []  # the part starts where no Markdown split point was (joined by finish)
         self._source = ""
         self._markdown = True
         self.renders = 0
         """Markdown renders so far (each parses at most the last part and the tail)."""
+        self.last_render_chars = 0
+        """How much text the latest render parsed."""
         self._render_timer = QTimer(self)
         self._render_timer.setSingleShot(True)
         self._render_timer.setInterval(RENDER_INTERVAL_MS)
@@ -54,8 +71,8 @@ class MarkdownBody(QWidget):
         if not self._markdown:
             return
         ends = [*self._starts[1:], len(self._source)]
-        for index, (start, end) in enumerate(zip(self._starts, ends, strict=True)):
-            if fenced_code_blocks(self._source[start:end]):
+        for index, end in enumerate(ends):
+            if fenced_code_blocks(self._part_source(index, end)):
                 self._render_part(index, end)
 
     def _name_part(self, part: MarkdownView) -> None:
@@ -103,6 +120,19 @@ class MarkdownBody(QWidget):
         if self._render_timer.isActive():
             self._render_tail()
 
+    def finish(self) -> None:
+        """The text is complete: render what is pending and join the parts cut where Markdown had no split
+        point, each run rendered as one part (the text then shows as ``set_markdown`` shows it)."""
+        self.flush()
+        joined: set[int] = set()
+        for index in range(len(self.parts) - 1, 0, -1):
+            if self._soft[index]:
+                self._remove_part(index)
+                joined = {head for head in joined if head < index} | {index - 1}
+        ends = [*self._starts[1:], len(self._source)]
+        for index in sorted(joined):
+            self._render_part(index, ends[index])
+
     def render_pending(self) -> bool:
         return self._render_timer.isActive()
 
@@ -122,35 +152,64 @@ class MarkdownBody(QWidget):
         self.parts = self.parts[:1]
         self._starts = [0]
         self._code_numbers = [0]
+        self._reopened = [""]
+        self._soft = [False]
 
-    def _add_part(self, start: int) -> None:
+    def _add_part(self, start: int, *, soft: bool = False) -> None:
         part = MarkdownView(self)
         part.setObjectName("messageText")
         self._name_part(part)
         part.link_activated.connect(self._link_activated)
         self._layout.addWidget(part)
-        previous = self._starts[-1]
-        self._code_numbers.append(self._code_numbers[-1] + len(fenced_code_blocks(self._source[previous:start])))
+        before = self._part_source(len(self.parts) - 1, start)
+        reopened = open_fence(before) if soft else ""
+        blocks = len(fenced_code_blocks(before)) - (1 if reopened else 0)  # a reopened block keeps its number
+        self._code_numbers.append(self._code_numbers[-1] + blocks)
+        self._reopened.append(reopened)
+        self._soft.append(soft)
         self.parts.append(part)
         self._starts.append(start)
 
+    def _remove_part(self, index: int) -> None:
+        part = self.parts.pop(index)
+        self._layout.removeWidget(part)
+        part.hide()
+        part.deleteLater()
+        for kept in (self._starts, self._code_numbers, self._reopened, self._soft):
+            del kept[index]
+
+    def _part_source(self, index: int, end: int) -> str:
+        """The Markdown of part ``index`` (up to ``end`` in the text): its text, after the fence it reopens."""
+        reopened = self._reopened[index]
+        text = self._source[self._starts[index]:end]
+        return f"{reopened}\n{text}" if reopened else text
+
     def _render_part(self, index: int, end: int) -> None:
         self.renders += 1
-        start = self._starts[index]
-        self.parts[index].show_markdown(self._source[start:end], self._code_numbers[index], self.tr("Copy code"))
+        source = self._part_source(index, end)
+        self.last_render_chars = len(source)
+        self.parts[index].show_markdown(source, self._code_numbers[index], self.tr("Copy code"),
+                                        continued=bool(self._reopened[index]))
 
     def _render_tail(self) -> None:
         """Re-render the last part; once it has grown past ``PART_CHARS`` at a place Markdown can be cut,
-        it is finished there and a new last part takes the rest."""
+        it is finished there and a new last part takes the rest (past ``SOFT_PART_CHARS`` without such a
+        place: cut at a line end or space, joined again by ``finish``)."""
         self._render_timer.stop()
         if not self._markdown:
             return
-        start = self._starts[-1]
-        tail_points = split_points(self._source[start:])  # a part always starts outside fenced code
+        last, start = len(self.parts) - 1, self._starts[-1]
+        offset = len(self._reopened[last]) + 1 if self._reopened[last] else 0  # the reopened fence line
+        tail_points = [point - offset for point in split_points(self._part_source(last, len(self._source)))
+                       if point > offset]
         cut = start + tail_points[-1] if tail_points else None
         if cut is not None and cut - start >= PART_CHARS:
-            self._render_part(len(self.parts) - 1, cut)
+            self._render_part(last, cut)
             self._add_part(cut)
+        elif len(self._source) - start >= SOFT_PART_CHARS:
+            cut = start + soft_cut(self._source[start:], PART_CHARS)
+            self._render_part(last, cut)
+            self._add_part(cut, soft=True)
         self._render_part(len(self.parts) - 1, len(self._source))
 
     # ---- links --------------------------------------------------------------------------------

@@ -96,14 +96,16 @@ def chunk_ends(text: str, start: int, max_chars: int) -> list[int]:
     return ends
 
 
-def with_copy_links(text: str, copy_label: str = "Copy code", first_number: int = 0) -> str:
+def with_copy_links(text: str, copy_label: str = "Copy code", first_number: int = 0, *,
+                    continued: bool = False) -> str:
     """``text`` with a line ``*language* · [Copy code](copy-code:N)`` right above each fenced code block
-    (N counts from ``first_number``: the blocks before this part of a longer text)."""
+    (N counts from ``first_number``: the blocks before this part of a longer text). ``continued``: the first
+    block goes on from the part before (its fence was opened again), so it has its link there already."""
     blocks = fenced_code_blocks(text)
     if not blocks:
         return text
     lines = text.split("\n")
-    for number in range(len(blocks) - 1, -1, -1):
+    for number in range(len(blocks) - 1, 0 if continued else -1, -1):
         block = blocks[number]
         indent = lines[block.start_line][: len(lines[block.start_line]) - len(lines[block.start_line].lstrip(" "))]
         language = f"*{block.language}* · " if block.language else ""
@@ -112,3 +114,21 @@ def with_copy_links(text: str, copy_label: str = "Copy code", first_number: int 
         if block.start_line > 0 and lines[block.start_line - 1].strip():
             lines.insert(block.start_line, "")  # a paragraph of its own, not glued to the text above
     return "\n".join(lines)
+
+
+def open_fence(text: str) -> str:
+    """The opening fence line of a code block ``text`` leaves open at its end ("" when it ends outside code)."""
+    blocks = fenced_code_blocks(text)
+    if not blocks or blocks[-1].closed:
+        return ""
+    return text.split("\n")[blocks[-1].start_line]
+
+
+def soft_cut(text: str, at_least: int) -> int:
+    """Where to cut ``text`` that has no Markdown split point (one long paragraph, list or code block): after
+    its last line end past ``at_least``, else after its last space there, else at its end."""
+    for separator in ("\n", " "):
+        found = text.rfind(separator, at_least)
+        if found >= 0:
+            return found + 1
+    return len(text)

@@ -45,7 +45,7 @@ class MarkdownView(QTextBrowser):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.highlighter = CodeHighlighter(self.document(), dark=is_dark(self.palette()))
-        self._shown_markdown: tuple[str, int, str] | None = None
+        self._shown_markdown: tuple[str, int, str, bool] | None = None
         self._baked = baked_colors(self.palette())
         self.setOpenLinks(False)
         self.setFrameShape(QFrame.Shape.NoFrame)
@@ -59,12 +59,14 @@ class MarkdownView(QTextBrowser):
         self.document().documentLayout().documentSizeChanged.connect(self._fit_height)
         self._fit_height()
 
-    def show_markdown(self, source: str, first_code_number: int = 0, copy_label: str = "Copy code") -> None:
-        """Render ``source``; its code blocks' copy links count from ``first_code_number``."""
-        self._shown_markdown = (source, first_code_number, copy_label)
+    def show_markdown(self, source: str, first_code_number: int = 0, copy_label: str = "Copy code",
+                      continued: bool = False) -> None:
+        """Render ``source``; its code blocks' copy links count from ``first_code_number`` (``continued``: its
+        first block goes on from the part above and has no link of its own)."""
+        self._shown_markdown = (source, first_code_number, copy_label, continued)
         self._baked = baked_colors(self.palette())
         self.highlighter.set_dark(self._baked[0], rehighlight=False)  # setMarkdown colours the new text
-        self.document().setMarkdown(with_copy_links(source, copy_label, first_code_number))
+        self.document().setMarkdown(with_copy_links(source, copy_label, first_code_number, continued=continued))
         self._shade_code_blocks(self.document())
 
     def show_plain(self, text: str) -> None:

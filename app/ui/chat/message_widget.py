@@ -176,7 +176,7 @@ class MessageWidget(QFrame):
                 self.body.set_markdown(text)
             self._shown_text = text
         elif not entry.streaming:
-            self.body.flush()  # the answer has ended: its last words as Markdown now
+            self.body.finish()  # the answer has ended: its last words as Markdown now, in one piece
         self._show_author()
         self._show_alternatives(entry)
         self._show_citations(message.citations if not entry.streaming else ())
