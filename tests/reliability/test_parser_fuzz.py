@@ -313,3 +313,21 @@ def test_damaged_files_found_by_fuzzing_are_named_damaged_not_a_python_exception
         with pytest.raises(DocumentError) as raised:  # a parser's own error (the reader's fallback is a bare one)
             parse_document(path)
         assert raised.value.kind == "corrupt", (name, raised.value)
+
+
+def test_the_reader_process_stays_warm_from_file_to_file_when_each_is_read_to_its_last_part(tmp_path: Path) -> None:
+    """Found by the long load run: indexing stops reading a document at its last part (no ``resume_after``), and the
+    reader process was then stopped as if midway, so every file cost a new process (and sometimes a broken pipe)."""
+    with ParseWorker(LIMITS) as worker:
+        for number in range(4):
+            path = tmp_path / f"note{number}.txt"
+            path.write_text(f"Note {number} about the harbour crane.", encoding="utf-8")
+            parts = worker.parts(path)
+            texts = []
+            for part in parts:
+                texts += [page.text for page in part.pages]
+                if part.resume_after is None:
+                    break
+            parts.close()  # as indexing closes a document's stream once its last part is in
+            assert texts == [f"Note {number} about the harbour crane."]
+        assert worker.started == 1

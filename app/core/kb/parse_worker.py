@@ -164,7 +164,8 @@ class ParseWorker:
         deadline = time.monotonic() + self.limits.timeout_seconds
         page: _PageInProgress | None = None
         received = 0
-        while True:
+        held: DocumentPart | None = None  # the last part, given out with the worker's "end": a caller that stops
+        while True:                       # after the last part then leaves the worker warm for the next file
             if not connection.poll(_POLL_SECONDS):
                 if stopped is not None and stopped():
                     return  # the worker is stopped on the way out (midway)
@@ -172,6 +173,9 @@ class ParseWorker:
                 if problem is None:
                     continue
                 self._stop(kill=True)
+                if held is not None:  # every part arrived; only the worker's "end" did not
+                    yield held
+                    return
                 if page is None:
                     raise problem
                 if problem.kind == "timeout":
@@ -188,19 +192,30 @@ class ParseWorker:
                 reply = connection.recv()
             except (EOFError, OSError):
                 problem = self._died(path)
+                if held is not None:
+                    yield held
+                    return
                 if page is None:
                     raise problem from None
                 reply = ("died", problem)
             kind = reply[0]
+            if held is not None and kind != "end":
+                yield held  # it was not the last part after all
+                held = None
             if kind == "part":
                 page, received = None, received + 1
-                yield reply[1]
+                if reply[1].resume_after is None:
+                    held = reply[1]
+                else:
+                    yield reply[1]
             elif kind == "page":
                 page = _PageInProgress(int(reply[1]), reply[3])
                 if on_page is not None:
                     on_page(int(reply[1]), int(reply[2]))
             elif kind == "end":
                 self._midway = False
+                if held is not None:
+                    yield held
                 return
             elif kind == "died":
                 assert page is not None
