@@ -1116,6 +1116,10 @@
         <translation>llama.cpp 引擎设置失败：{0}</translation>
     </message>
     <message>
+        <source>The model has no usable chat template; using ChatML.</source>
+        <translation>模型没有可用的对话模板；改用 ChatML。</translation>
+    </message>
+    <message>
         <source>Model file not found: {0}</source>
         <translation>找不到模型文件：{0}</translation>
     </message>
@@ -1208,12 +1212,264 @@
         <translation>正在分配 KV 缓存</translation>
     </message>
     <message>
+        <source>This llama.cpp build has no GPU offload; running on the CPU.</source>
+        <translation>此 llama.cpp 构建不支持 GPU 卸载；在 CPU 上运行。</translation>
+    </message>
+    <message>
+        <source>GPU layers: {0}</source>
+        <translation>GPU 层数：{0}</translation>
+    </message>
+    <message>
+        <source>GPU layers: all</source>
+        <translation>GPU 层数：全部</translation>
+    </message>
+    <message>
+        <source>Flash attention: enabled</source>
+        <translation>Flash Attention：已启用</translation>
+    </message>
+    <message>
+        <source>Flash attention: disabled</source>
+        <translation>Flash Attention：已关闭</translation>
+    </message>
+    <message>
+        <source>Flash attention: unknown</source>
+        <translation>Flash Attention：未知</translation>
+    </message>
+    <message>
+        <source>KV cache: {0}, {1} stream(s) of {2} cells</source>
+        <translation>KV 缓存：{0}，{1} 个流，每个 {2} 个单元</translation>
+    </message>
+    <message>
+        <source>Threads: {0}</source>
+        <translation>线程数：{0}</translation>
+    </message>
+    <message>
         <source>Warming up</source>
         <translation>正在预热</translation>
     </message>
     <message>
         <source>Out of memory with {0} tokens × {1} chats; retried with a smaller setting.</source>
         <translation>{0} 词元 × {1} 个对话时内存不足；已改用更小的设置重试。</translation>
+    </message>
+    <message>
+        <source>Connecting to {0}</source>
+        <translation>正在连接 {0}</translation>
+    </message>
+    <message>
+        <source>Connected to {0}</source>
+        <translation>已连接到 {0}</translation>
+    </message>
+    <message>
+        <source>Remote server {0}</source>
+        <translation>远程服务器 {0}</translation>
+    </message>
+    <message>
+        <source>The server allows {0} tokens per chat.</source>
+        <translation>服务器允许每个对话 {0} 个词元。</translation>
+    </message>
+    <message>
+        <source>The server cannot count tokens; token counts are estimates.</source>
+        <translation>服务器无法计数词元；词元数为估计值。</translation>
+    </message>
+    <message>
+        <source>The server at {0} serves no models.</source>
+        <translation>{0} 上的服务器没有提供任何模型。</translation>
+    </message>
+    <message>
+        <source>Start the server with a model.</source>
+        <translation>请启动服务器时加载一个模型。</translation>
+    </message>
+    <message>
+        <source>The server at {0} does not serve the model &apos;{1}&apos;.</source>
+        <translation>{0} 上的服务器没有提供模型“{1}”。</translation>
+    </message>
+    <message>
+        <source>Choose one it serves: {0}.</source>
+        <translation>请选择它提供的模型之一：{0}。</translation>
+    </message>
+    <message>
+        <source>Use an address like http://192.168.1.20:8000/v1.</source>
+        <translation>请使用类似 http://192.168.1.20:8000/v1 的地址。</translation>
+    </message>
+    <message>
+        <source>No remote server address is set.</source>
+        <translation>尚未设置远程服务器地址。</translation>
+    </message>
+    <message>
+        <source>Enter it in Settings &gt; Engine &gt; Remote server address.</source>
+        <translation>请在“设置 &gt; 引擎 &gt; 远程服务器地址”中填写。</translation>
+    </message>
+    <message>
+        <source>&apos;{0}&apos; is not a server address.</source>
+        <translation>“{0}”不是服务器地址。</translation>
+    </message>
+    <message>
+        <source>&apos;{0}&apos; has an invalid port.</source>
+        <translation>“{0}”的端口无效。</translation>
+    </message>
+    <message>
+        <source>The server at {0} refused the API key (HTTP {1}){2}.</source>
+        <translation>{0} 上的服务器拒绝了 API 密钥（HTTP {1}）{2}。</translation>
+    </message>
+    <message>
+        <source>Check the Remote API key in Settings &gt; Engine.</source>
+        <translation>请检查“设置 &gt; 引擎”中的远程 API 密钥。</translation>
+    </message>
+    <message>
+        <source>The server at {0} has no {1} (HTTP 404){2}.</source>
+        <translation>{0} 上的服务器没有 {1}（HTTP 404）{2}。</translation>
+    </message>
+    <message>
+        <source>Check the model name, and that the address ends in the API&apos;s base path (usually /v1).</source>
+        <translation>请检查模型名称，以及地址是否以 API 的基础路径结尾（通常是 /v1）。</translation>
+    </message>
+    <message>
+        <source>The server at {0} answered HTTP {1} to {2}{3}.</source>
+        <translation>{0} 上的服务器对 {2} 返回了 HTTP {1}{3}。</translation>
+    </message>
+    <message>
+        <source>Try again; if it keeps failing, check the server&apos;s log.</source>
+        <translation>请重试；如果一直失败，请查看服务器日志。</translation>
+    </message>
+    <message>
+        <source>the name {0} cannot be resolved</source>
+        <translation>无法解析主机名 {0}</translation>
+    </message>
+    <message>
+        <source>nothing is listening there (connection refused)</source>
+        <translation>该地址没有服务在监听（连接被拒绝）</translation>
+    </message>
+    <message>
+        <source>it did not answer in time</source>
+        <translation>它没有及时应答</translation>
+    </message>
+    <message>
+        <source>the TLS handshake failed ({0})</source>
+        <translation>TLS 握手失败（{0}）</translation>
+    </message>
+    <message>
+        <source>Cannot reach the server at {0}: {1}.</source>
+        <translation>无法连接 {0} 上的服务器：{1}。</translation>
+    </message>
+    <message>
+        <source>Check the Remote server address in settings and that the server is running.</source>
+        <translation>请检查设置中的远程服务器地址，并确认服务器正在运行。</translation>
+    </message>
+    <message>
+        <source>The server at {0} did not answer {1} with JSON.</source>
+        <translation>{0} 上的服务器没有用 JSON 应答 {1}。</translation>
+    </message>
+    <message>
+        <source>Check that the address points to an OpenAI-compatible API (usually ending in /v1).</source>
+        <translation>请确认地址指向兼容 OpenAI 的 API（通常以 /v1 结尾）。</translation>
+    </message>
+    <message>
+        <source>vLLM is not installed.</source>
+        <translation>未安装 vLLM。</translation>
+    </message>
+    <message>
+        <source>Install UniDesk&apos;s vllm extra, or use a GGUF model with llama.cpp.</source>
+        <translation>请安装 UniDesk 的 vllm 扩展，或用 llama.cpp 运行 GGUF 模型。</translation>
+    </message>
+    <message>
+        <source>Starting vLLM</source>
+        <translation>正在启动 vLLM</translation>
+    </message>
+    <message>
+        <source>vLLM is ready</source>
+        <translation>vLLM 已就绪</translation>
+    </message>
+    <message>
+        <source>vLLM {0} backend, KV cache of {1} tokens</source>
+        <translation>vLLM {0} 后端，KV 缓存可容纳 {1} 个词元</translation>
+    </message>
+    <message>
+        <source>KV cache sized in bytes: {0:.2f} GiB, as planned</source>
+        <translation>KV 缓存按字节设定：{0:.2f} GiB，与规划一致</translation>
+    </message>
+    <message>
+        <source>GPU memory utilisation {0:.3f}</source>
+        <translation>显存利用率 {0:.3f}</translation>
+    </message>
+    <message>
+        <source>The vLLM engine stopped working ({0}).</source>
+        <translation>vLLM 引擎已停止工作（{0}）。</translation>
+    </message>
+    <message>
+        <source>Load the model again (a smaller context or fewer parallel chats if memory ran out); your conversation is kept.</source>
+        <translation>请重新加载模型（如果内存不足，请缩短上下文或减少并行对话）；您的对话会保留。</translation>
+    </message>
+    <message>
+        <source>vLLM ran out of memory loading {0}: {1}.</source>
+        <translation>vLLM 加载 {0} 时内存不足：{1}。</translation>
+    </message>
+    <message>
+        <source>vLLM cannot load {0}: {1}.</source>
+        <translation>vLLM 无法加载 {0}：{1}。</translation>
+    </message>
+    <message>
+        <source>vLLM failed to start with {0}: {1}.</source>
+        <translation>vLLM 无法用 {0} 启动：{1}。</translation>
+    </message>
+    <message>
+        <source>Use a shorter context or fewer parallel chats, or close other programs.</source>
+        <translation>请缩短上下文或减少并行对话，或关闭其他程序。</translation>
+    </message>
+    <message>
+        <source>Choose a Hugging Face model folder (config.json and safetensors weights).</source>
+        <translation>请选择 Hugging Face 模型文件夹（含 config.json 和 safetensors 权重）。</translation>
+    </message>
+    <message>
+        <source>See the log for vLLM&apos;s own message.</source>
+        <translation>vLLM 自己的消息请查看日志。</translation>
+    </message>
+    <message>
+        <source>Speculative decoding with a draft model needs a draft model.</source>
+        <translation>使用草稿模型的推测解码需要指定草稿模型。</translation>
+    </message>
+    <message>
+        <source>Choose one in Settings &gt; Engine &gt; Draft model, or set speculative decoding to n-gram or off.</source>
+        <translation>请在“设置 &gt; 引擎 &gt; 草稿模型”中选择一个，或把推测解码设为 n-gram 或关闭。</translation>
+    </message>
+    <message>
+        <source>Unknown speculative decoding mode &apos;{0}&apos;.</source>
+        <translation>未知的推测解码模式“{0}”。</translation>
+    </message>
+    <message>
+        <source>Use off, ngram or draft.</source>
+        <translation>请使用 off、ngram 或 draft。</translation>
+    </message>
+    <message>
+        <source>The model with a {0} KV cache</source>
+        <translation>模型连同 {0} 的 KV 缓存</translation>
+    </message>
+    <message>
+        <source>{0} would claim {1} of GPU memory, but only {2} of {3} is free and {4} must stay free.</source>
+        <translation>{0}将占用 {1} 显存，但 {3} 中只有 {2} 空闲，且必须保留 {4} 空闲。</translation>
+    </message>
+    <message>
+        <source>{0} would take {1} of the shared memory pool ({2} available of {3}), leaving {4} for the system and your other programs; at least {5} must stay free.</source>
+        <translation>{0}将占用共享内存池中的 {1}（共 {3}，可用 {2}），只给系统和其他程序留下 {4}；至少必须保留 {5} 空闲。</translation>
+    </message>
+    <message>
+        <source>{0} would take {1} of memory ({2} available of {3}), leaving {4} for the system and your other programs; at least {5} must stay free.</source>
+        <translation>{0}将占用 {1} 内存（共 {3}，可用 {2}），只给系统和其他程序留下 {4}；至少必须保留 {5} 空闲。</translation>
+    </message>
+    <message>
+        <source>Set Memory utilisation to {0:.3f} or less (Automatic picks a safe value), or use a shorter context or fewer parallel chats, or close other programs.</source>
+        <translation>请把内存利用率设为 {0:.3f} 或更低（“自动”会选择安全的值），或缩短上下文、减少并行对话，或关闭其他程序。</translation>
+    </message>
+    <message>
+        <source>Close other programs, choose a smaller model, or use a shorter context or fewer parallel chats.</source>
+        <translation>请关闭其他程序、选择更小的模型，或缩短上下文、减少并行对话。</translation>
+    </message>
+    <message>
+        <source>Loading the engine</source>
+        <translation>加载引擎</translation>
+    </message>
+    <message>
+        <source>Memory utilisation {0:.3f}</source>
+        <translation>内存利用率 {0:.3f}</translation>
     </message>
 </context>
 <context>
@@ -3105,6 +3361,18 @@
         <translation>{0} 不完整：其张量需要 {1} 字节，但文件只有 {2} 字节。</translation>
     </message>
     <message>
+        <source>{0}: tensor {1} has type {2}, which this app does not know.</source>
+        <translation>{0}：张量 {1} 的类型为 {2}，本应用无法识别。</translation>
+    </message>
+    <message>
+        <source>Update UniDesk or choose another build of the model.</source>
+        <translation>请更新 UniDesk，或选择该模型的其他构建版本。</translation>
+    </message>
+    <message>
+        <source>{0} is damaged: tensor {1} has {2} columns, not a multiple of {3} as {4} needs.</source>
+        <translation>{0} 已损坏：张量 {1} 有 {2} 列，不是 {4} 所要求的 {3} 的倍数。</translation>
+    </message>
+    <message>
         <source>{0} uses GGUF version {1}, which this app cannot read.</source>
         <translation>{0} 使用 GGUF 版本 {1}，本应用无法读取。</translation>
     </message>
@@ -3115,6 +3383,14 @@
     <message>
         <source>{0} is damaged: {1}.</source>
         <translation>{0} 已损坏：{1}。</translation>
+    </message>
+    <message>
+        <source>{0} has no usable GGUF key {1}.</source>
+        <translation>{0} 缺少可用的 GGUF 键 {1}。</translation>
+    </message>
+    <message>
+        <source>The file may be from an unsupported converter; try another build of the model.</source>
+        <translation>该文件可能由不受支持的转换工具生成；请尝试该模型的其他构建版本。</translation>
     </message>
     <message>
         <source>Pick a .gguf file, a Hugging Face model folder (with config.json) or a config.json.</source>
@@ -3145,8 +3421,48 @@
         <translation>{0} 不是模型配置（应为 JSON 对象）。</translation>
     </message>
     <message>
+        <source>{0} has no vocab_size and there are no weights beside it, so the model size cannot be worked out.</source>
+        <translation>{0} 没有 vocab_size，旁边也没有权重文件，因此无法算出模型大小。</translation>
+    </message>
+    <message>
         <source>{0} is not a GGUF file (it does not start with &apos;GGUF&apos;).</source>
         <translation>{0} 不是 GGUF 文件（它不以 &apos;GGUF&apos; 开头）。</translation>
+    </message>
+    <message>
+        <source>{0} (model_type &apos;{1}&apos;) does not say how many layers, attention heads and hidden units the model has.</source>
+        <translation>{0}（model_type “{1}”）没有说明模型的层数、注意力头数和隐藏单元数。</translation>
+    </message>
+    <message>
+        <source>The planner needs a decoder LLM&apos;s config.json (num_hidden_layers, num_attention_heads, hidden_size).</source>
+        <translation>规划器需要解码器 LLM 的 config.json（num_hidden_layers、num_attention_heads、hidden_size）。</translation>
+    </message>
+    <message>
+        <source>Re-download the model; a .safetensors file is damaged.</source>
+        <translation>请重新下载模型；有一个 .safetensors 文件已损坏。</translation>
+    </message>
+    <message>
+        <source>{0} is too short to be a safetensors file.</source>
+        <translation>{0} 太短，不可能是 safetensors 文件。</translation>
+    </message>
+    <message>
+        <source>{0} is not a safetensors file (header length {1}).</source>
+        <translation>{0} 不是 safetensors 文件（文件头长度 {1}）。</translation>
+    </message>
+    <message>
+        <source>{0} is truncated inside its safetensors header.</source>
+        <translation>{0} 在 safetensors 文件头内被截断。</translation>
+    </message>
+    <message>
+        <source>{0} is truncated: its tensors end past the end of the file.</source>
+        <translation>{0} 已被截断：其张量超出了文件末尾。</translation>
+    </message>
+    <message>
+        <source>{0} has an unreadable safetensors header.</source>
+        <translation>{0} 的 safetensors 文件头无法读取。</translation>
+    </message>
+    <message>
+        <source>{0}: tensor {1} has a malformed safetensors entry.</source>
+        <translation>{0}：张量 {1} 的 safetensors 条目格式错误。</translation>
     </message>
 </context>
 <context>
@@ -4672,13 +4988,6 @@
     <message>
         <source>{0} h {1} min</source>
         <translation>{0} 小时 {1} 分</translation>
-    </message>
-</context>
-<context>
-    <name>UserFacingError</name>
-    <message>
-        <source>{0} {1}</source>
-        <translation>{0} {1}</translation>
     </message>
 </context>
 <context>

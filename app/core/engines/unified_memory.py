@@ -16,9 +16,11 @@ from dataclasses import dataclass
 from typing import Literal
 
 from app.core.engines.base import ModelLoadError
+from app.core.engines.load_texts import said
 from app.core.hardware.report import HardwareReport
 from app.core.planner.budget import GPU_RESERVE_BYTES
 from app.core.planner.compute import VLLM_HOST_OVERHEAD_BYTES
+from app.core.util.translatable import QT_TRANSLATE_NOOP
 
 GIB = 1024**3
 UTILIZATION_STEP = 1000  # fractions are given to 3 decimals, rounded toward safety
@@ -161,25 +163,27 @@ def refusal_error(check: MemoryClaimCheck, what: str) -> ModelLoadError:
     """The ModelLoadError for an unsafe ``check``; ``what`` names the claim ("memory utilisation 0.90")."""
     pool = check.pool
     if not pool.shares_system_memory and check.claimed_bytes > pool.device_usable_bytes:
-        message = (
-            f"{what} would claim {_gib(check.claimed_bytes)} of GPU memory, but only "
-            f"{_gib(pool.available_bytes)} of {_gib(pool.total_bytes)} is free and {_gib(GPU_RESERVE_BYTES)} "
-            "must stay free."
-        )
+        message = said(QT_TRANSLATE_NOOP(
+            "EngineLoad", "{0} would claim {1} of GPU memory, but only {2} of {3} is free and {4} must stay free."),
+            what, _gib(check.claimed_bytes), _gib(pool.available_bytes), _gib(pool.total_bytes),
+            _gib(GPU_RESERVE_BYTES))
     else:
-        where = "the shared memory pool" if pool.kind == "unified" else "memory"
-        message = (
-            f"{what} would take {_gib(check.claimed_bytes)} of {where} ({_gib(pool.available_bytes)} available of "
-            f"{_gib(pool.total_bytes)}), leaving {_gib(max(0, check.left_free_bytes))} for the system and your other "
-            f"programs; at least {_gib(check.reserve_bytes)} must stay free."
-        )
+        template = (QT_TRANSLATE_NOOP(
+            "EngineLoad", "{0} would take {1} of the shared memory pool ({2} available of {3}), leaving {4} for the "
+            "system and your other programs; at least {5} must stay free.") if pool.kind == "unified" else
+            QT_TRANSLATE_NOOP(
+                "EngineLoad", "{0} would take {1} of memory ({2} available of {3}), leaving {4} for the system and "
+                "your other programs; at least {5} must stay free."))
+        message = said(template, what, _gib(check.claimed_bytes), _gib(pool.available_bytes), _gib(pool.total_bytes),
+                       _gib(max(0, check.left_free_bytes)), _gib(check.reserve_bytes))
     if check.safe_utilization > 0 and pool.kind != "cpu":
-        hint = (
-            f"Set Memory utilisation to {check.safe_utilization:.3f} or less (Automatic picks a safe value), "
-            "or use a shorter context or fewer parallel chats, or close other programs."
-        )
+        hint = said(QT_TRANSLATE_NOOP(
+            "EngineLoad", "Set Memory utilisation to {0:.3f} or less (Automatic picks a safe value), or use a shorter "
+            "context or fewer parallel chats, or close other programs."), check.safe_utilization)
     else:
-        hint = "Close other programs, choose a smaller model, or use a shorter context or fewer parallel chats."
+        hint = said(QT_TRANSLATE_NOOP(
+            "EngineLoad", "Close other programs, choose a smaller model, or use a shorter context or fewer parallel "
+            "chats."))
     return ModelLoadError(message, hint, cause="out_of_memory")
 
 
@@ -199,11 +203,11 @@ def require_safe_utilization(
     if requested is None:
         if safe <= 0:
             claim = check_memory_claim(pool, 0, reserve_bytes, host_overhead_bytes, other_bytes)
-            raise refusal_error(claim, "Loading the engine")
+            raise refusal_error(claim, said(QT_TRANSLATE_NOOP("EngineLoad", "Loading the engine")))
         return safe
     check = check_memory_utilization(pool, requested, reserve_bytes, host_overhead_bytes, other_bytes)
     if not check.safe:
-        raise refusal_error(check, f"Memory utilisation {requested:.3f}")
+        raise refusal_error(check, said(QT_TRANSLATE_NOOP("EngineLoad", "Memory utilisation {0:.3f}"), requested))
     return requested
 
 
@@ -218,5 +222,6 @@ def require_safe_cpu_claim(
     """On vLLM's CPU backend: refuse weights + a KV cache of ``kv_cache_bytes`` that leave less than the reserve."""
     check = check_memory_claim(pool, weights_bytes + kv_cache_bytes, reserve_bytes, host_overhead_bytes, other_bytes)
     if not check.safe:
-        raise refusal_error(check, f"The model with a {_gib(kv_cache_bytes)} KV cache")
+        raise refusal_error(check, said(QT_TRANSLATE_NOOP("EngineLoad", "The model with a {0} KV cache"),
+                                        _gib(kv_cache_bytes)))
     return check

@@ -56,15 +56,18 @@ def _tensor_row(path: Path, header: GgufHeader, info: GgufTensorInfo) -> tuple[s
     """(name, type name, bytes, elements, absolute data offset, shape) of one tensor."""
     if info.type_id not in GGML_TYPES:
         raise ModelMetadataError(
-            f"{path.name}: tensor {info.name} has type {info.type_id}, which this app does not know.",
-            "Update UniDesk or choose another build of the model.",
+            Text("ModelFiles", QT_TRANSLATE_NOOP(
+                "ModelFiles", "{0}: tensor {1} has type {2}, which this app does not know."),
+                (path.name, info.name, info.type_id)),
+            Text("ModelFiles", QT_TRANSLATE_NOOP("ModelFiles", "Update UniDesk or choose another build of the model.")),
         )
     type_name, block_size, block_bytes = GGML_TYPES[info.type_id]
     n_elements = math.prod(info.shape)
     if info.shape[0] % block_size:
         raise ModelMetadataError(
-            f"{path.name} is damaged: tensor {info.name} has {info.shape[0]} columns, not a multiple of "
-            f"{block_size} as {type_name} needs.",
+            Text("ModelFiles", QT_TRANSLATE_NOOP(
+                "ModelFiles", "{0} is damaged: tensor {1} has {2} columns, not a multiple of {3} as {4} needs."),
+                (path.name, info.name, info.shape[0], block_size, type_name)),
             _HINT,
         )
     n_bytes = n_elements // block_size * block_bytes
@@ -87,6 +90,11 @@ def _unreadable_reason(path: Path, exc: GgufFormatError) -> str:
             "ModelFiles", "{0} is truncated or damaged: its GGUF header cannot be read ({1})."),
             (path.name, _reason(exc)))
     return Text("ModelFiles", QT_TRANSLATE_NOOP("ModelFiles", "{0} is damaged: {1}."), (path.name, _reason(exc)))
+
+
+def _no_key(path: Path, key: str) -> Text:
+    """The file lacks a key the planner needs (or its value is unusable)."""
+    return Text("ModelFiles", QT_TRANSLATE_NOOP("ModelFiles", "{0} has no usable GGUF key {1}."), (path.name, key))
 
 
 class _GgufFields:
@@ -129,8 +137,9 @@ class _GgufFields:
         value = self.integer(key)
         if value is None or value <= 0:
             raise ModelMetadataError(
-                f"{self._path.name} has no usable GGUF key {key}.",
-                "The file may be from an unsupported converter; try another build of the model.",
+                _no_key(self._path, key),
+                Text("ModelFiles", QT_TRANSLATE_NOOP(
+                    "ModelFiles", "The file may be from an unsupported converter; try another build of the model.")),
             )
         return value
 
@@ -141,12 +150,12 @@ def _build_metadata(
     """Assemble ModelMetadata from GGUF fields and the tensor table."""
     arch = fields.raw("general.architecture")
     if not isinstance(arch, str) or not arch:
-        raise ModelMetadataError(f"{path.name} has no general.architecture key.", _HINT)
+        raise ModelMetadataError(_no_key(path, "general.architecture"), _HINT)
     n_layers = fields.required(f"{arch}.block_count")
     n_embd = fields.required(f"{arch}.embedding_length")
     heads = fields.per_layer(f"{arch}.attention.head_count", n_layers)
     if heads is None or max(heads) <= 0:
-        raise ModelMetadataError(f"{path.name} has no usable GGUF key {arch}.attention.head_count.", _HINT)
+        raise ModelMetadataError(_no_key(path, f"{arch}.attention.head_count"), _HINT)
     n_heads = max(heads)
     kv_heads = fields.per_layer(f"{arch}.attention.head_count_kv", n_layers) or heads
     head_dim_k = fields.integer(f"{arch}.attention.key_length") or n_embd // n_heads

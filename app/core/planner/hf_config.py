@@ -9,6 +9,7 @@ from typing import Any
 from app.core.planner.dtypes import normalize_hf_dtype, quantized_bits_per_weight
 from app.core.planner.errors import ModelMetadataError
 from app.core.planner.swa import HF_SWA_PATTERNS, swa_layers_from_pattern
+from app.core.util.translatable import QT_TRANSLATE_NOOP, Text
 
 DEFAULT_CONTEXT_LENGTH = 4096
 _TEXT_CONFIG_KEYS = ("text_config", "llm_config", "language_config")
@@ -86,9 +87,13 @@ def parse_hf_config(config: dict[str, Any], name: str) -> HfTextConfig:
     hidden = _first_int(cfg, "hidden_size", "n_embd", "d_model", "dim")
     if n_layers is None or n_heads is None or hidden is None:
         raise ModelMetadataError(
-            f"{name} (model_type '{model_type}') does not say how many layers, attention heads and "
-            "hidden units the model has.",
-            "The planner needs a decoder LLM's config.json (num_hidden_layers, num_attention_heads, hidden_size).",
+            Text("ModelFiles", QT_TRANSLATE_NOOP(
+                "ModelFiles", "{0} (model_type '{1}') does not say how many layers, attention heads and hidden units "
+                "the model has."), (name, model_type)),
+            Text("ModelFiles", QT_TRANSLATE_NOOP(
+                "ModelFiles",
+                "The planner needs a decoder LLM's config.json (num_hidden_layers, num_attention_heads, "
+                "hidden_size).")),
         )
     n_kv_heads = _first_int(cfg, "num_key_value_heads", "num_kv_heads", "n_head_kv", "multi_query_group_num")
     if n_kv_heads is None:

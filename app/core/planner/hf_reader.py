@@ -79,8 +79,9 @@ def _build_metadata(
     else:
         if estimate is None:
             raise ModelMetadataError(
-                f"{config_path.name} has no vocab_size and there are no weights beside it, so the model "
-                "size cannot be worked out.",
+                Text("ModelFiles", QT_TRANSLATE_NOOP(
+                    "ModelFiles", "{0} has no vocab_size and there are no weights beside it, so the model size "
+                    "cannot be worked out."), (config_path.name,)),
                 _FOLDER_HINT,
             )
         weight_bytes, layer_bytes, expert_bytes = estimated_weight_bytes(text, estimate)

@@ -11,6 +11,7 @@ from math import prod
 from pathlib import Path
 
 from app.core.planner.errors import ModelMetadataError
+from app.core.util.translatable import QT_TRANSLATE_NOOP, Text
 
 MAX_HEADER_BYTES = 100 * 1024 * 1024
 _LAYER_INDEX = re.compile(r"(?:^|\.)layers\.(\d+)\.")
@@ -63,26 +64,30 @@ def summarize_safetensors(files: list[Path]) -> SafetensorsSummary:
 
 def _read_header(file: Path) -> dict[str, object]:
     """The JSON header of one safetensors file, checked against the file's length."""
-    hint = "Re-download the model; a .safetensors file is damaged."
+    hint = Text("ModelFiles", QT_TRANSLATE_NOOP("ModelFiles", "Re-download the model; a .safetensors file is damaged."))
     try:
         with file.open("rb") as handle:
             length_bytes = handle.read(8)
             if len(length_bytes) < 8:
-                raise ModelMetadataError(f"{file.name} is too short to be a safetensors file.", hint)
+                raise ModelMetadataError(Text("ModelFiles", QT_TRANSLATE_NOOP(
+                    "ModelFiles", "{0} is too short to be a safetensors file."), (file.name,)), hint)
             (length,) = struct.unpack("<Q", length_bytes)
             if length > MAX_HEADER_BYTES:
-                raise ModelMetadataError(f"{file.name} is not a safetensors file (header length {length}).", hint)
+                raise ModelMetadataError(Text("ModelFiles", QT_TRANSLATE_NOOP(
+                    "ModelFiles", "{0} is not a safetensors file (header length {1})."), (file.name, length)), hint)
             raw = handle.read(length)
     except OSError as exc:
-        raise ModelMetadataError(f"Cannot read {file}: {exc.strerror or exc}.", hint) from exc
+        raise ModelMetadataError(Text("ModelFiles", QT_TRANSLATE_NOOP(
+            "ModelFiles", "Cannot read {0}: {1}."), (str(file), exc.strerror or str(exc))), hint) from exc
     if len(raw) < length:
-        raise ModelMetadataError(f"{file.name} is truncated inside its safetensors header.", hint)
+        raise ModelMetadataError(Text("ModelFiles", QT_TRANSLATE_NOOP(
+            "ModelFiles", "{0} is truncated inside its safetensors header."), (file.name,)), hint)
     try:
         header = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ModelMetadataError(f"{file.name} has an unreadable safetensors header.", hint) from exc
+        raise ModelMetadataError(_unreadable_header(file), hint) from exc
     if not isinstance(header, dict):
-        raise ModelMetadataError(f"{file.name} has an unreadable safetensors header.", hint)
+        raise ModelMetadataError(_unreadable_header(file), hint)
     data_end = max(
         (
             int(v["data_offsets"][1])
@@ -92,8 +97,14 @@ def _read_header(file: Path) -> dict[str, object]:
         default=0,
     )
     if 8 + length + data_end > file.stat().st_size:
-        raise ModelMetadataError(f"{file.name} is truncated: its tensors end past the end of the file.", hint)
+        raise ModelMetadataError(Text("ModelFiles", QT_TRANSLATE_NOOP(
+            "ModelFiles", "{0} is truncated: its tensors end past the end of the file."), (file.name,)), hint)
     return header
+
+
+def _unreadable_header(file: Path) -> Text:
+    return Text("ModelFiles", QT_TRANSLATE_NOOP(
+        "ModelFiles", "{0} has an unreadable safetensors header."), (file.name,))
 
 
 def _valid_offsets(info: dict[str, object]) -> bool:
@@ -108,8 +119,10 @@ def _tensor_size(file: Path, name: str, info: dict[str, object]) -> tuple[int, i
     dtype = info.get("dtype")
     if not _valid_offsets(info) or not isinstance(shape, list) or not isinstance(dtype, str):
         raise ModelMetadataError(
-            f"{file.name}: tensor {name} has a malformed safetensors entry.",
-            "Re-download the model; a .safetensors file is damaged.",
+            Text("ModelFiles", QT_TRANSLATE_NOOP(
+                "ModelFiles", "{0}: tensor {1} has a malformed safetensors entry."), (file.name, name)),
+            Text("ModelFiles", QT_TRANSLATE_NOOP(
+                "ModelFiles", "Re-download the model; a .safetensors file is damaged.")),
         )
     offsets = info["data_offsets"]
     assert isinstance(offsets, list)

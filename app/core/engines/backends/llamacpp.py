@@ -118,7 +118,7 @@ class LlamaCppEngine:
         template = ChatTemplate(native.chat_template, tokenizer.bos_text, tokenizer.eos_text)
         notes = native.notes
         if template.is_fallback:
-            notes += ("The model has no usable chat template; using ChatML.",)
+            notes += (said(QT_TRANSLATE_NOOP("EngineLoad", "The model has no usable chat template; using ChatML.")),)
         loaded = LoadedModel(
             backend="llamacpp",
             model_name=native.model_name,

@@ -366,11 +366,12 @@ def load_native_model(
     vocab = library.llama_model_get_vocab(model)
     template = library.llama_model_chat_template(model, None)
     name = _meta_string(library, model, "general.name") or config.model_path.stem
-    gpu_note = (
-        f"GPU layers: {gpu_layers if gpu_layers >= 0 else 'all'}"
-        if library.llama_supports_gpu_offload()
-        else "This llama.cpp build has no GPU offload; running on the CPU."
-    )
+    if not library.llama_supports_gpu_offload():
+        gpu_note = said(QT_TRANSLATE_NOOP("EngineLoad", "This llama.cpp build has no GPU offload; running on the CPU."))
+    elif gpu_layers >= 0:
+        gpu_note = said(QT_TRANSLATE_NOOP("EngineLoad", "GPU layers: {0}"), gpu_layers)
+    else:
+        gpu_note = said(QT_TRANSLATE_NOOP("EngineLoad", "GPU layers: all"))
     native = NativeModel(
         library=library,
         model=model,
@@ -387,12 +388,14 @@ def load_native_model(
         flash_attention=_flash_attention_state(config, context_log),
         offloaded=gpu_layers != 0 and bool(library.llama_supports_gpu_offload()),
     )
+    flash = {"enabled": QT_TRANSLATE_NOOP("EngineLoad", "Flash attention: enabled"),
+             "disabled": QT_TRANSLATE_NOOP("EngineLoad", "Flash attention: disabled")}
     native.notes = (
         gpu_note,
-        f"Flash attention: {native.flash_attention}",
-        f"KV cache: {config.kv_cache_dtype}, {1 if llamacpp_plan(config).kv_unified else n_seq_max} stream(s) of "
-        f"{native.n_ctx_per_sequence} cells",
-        f"Threads: {threads}",
+        said(flash.get(native.flash_attention, QT_TRANSLATE_NOOP("EngineLoad", "Flash attention: unknown"))),
+        said(QT_TRANSLATE_NOOP("EngineLoad", "KV cache: {0}, {1} stream(s) of {2} cells"), config.kv_cache_dtype,
+             1 if llamacpp_plan(config).kv_unified else n_seq_max, native.n_ctx_per_sequence),
+        said(QT_TRANSLATE_NOOP("EngineLoad", "Threads: {0}"), threads),
     )
     return native
 

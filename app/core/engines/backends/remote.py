@@ -29,9 +29,11 @@ from app.core.engines.base import (
     RemoteTarget,
 )
 from app.core.engines.chat_template import ChatTemplate
+from app.core.engines.load_texts import said
 from app.core.engines.metrics import EngineMetrics, RequestMetrics
 from app.core.engines.requests import GREEDY, ChatMessage, ChatRequest
 from app.core.engines.stream import RequestStream
+from app.core.util.translatable import QT_TRANSLATE_NOOP
 
 log = logging.getLogger(__name__)
 ENDPOINT_OPTIONS = ("connect_timeout_s", "read_timeout_s", "retries", "backoff_s")
@@ -82,7 +84,7 @@ class RemoteEngine:
         try:
             endpoint = parse_endpoint(target.url, target.api_key, **options)
             if progress is not None:
-                progress(0.1, f"Connecting to {endpoint.url}")
+                progress(0.1, said(QT_TRANSLATE_NOOP("EngineLoad", "Connecting to {0}"), endpoint.url))
             listing = request_json(endpoint, "GET", f"{endpoint.api_base}/models", None, "model list at /models")
         except RemoteError as error:
             raise ModelLoadError(error.message, error.hint, cause="other") from error
@@ -103,12 +105,14 @@ class RemoteEngine:
                 max_workers=max(MIN_WORKERS, config.parallel_chats), thread_name_prefix="remote-engine"
             )
         if progress is not None:
-            progress(1.0, f"Connected to {endpoint.url}")
-        notes = [f"Remote server {endpoint.url}"]
+            progress(1.0, said(QT_TRANSLATE_NOOP("EngineLoad", "Connected to {0}"), endpoint.url))
+        notes = [said(QT_TRANSLATE_NOOP("EngineLoad", "Remote server {0}"), endpoint.url)]
         if features.max_model_len is not None:
-            notes.append(f"The server allows {features.max_model_len} tokens per chat.")
+            notes.append(said(QT_TRANSLATE_NOOP(
+                "EngineLoad", "The server allows {0} tokens per chat."), features.max_model_len))
         if not features.tokenize:
-            notes.append("The server cannot count tokens; token counts are estimates.")
+            notes.append(said(QT_TRANSLATE_NOOP(
+                "EngineLoad", "The server cannot count tokens; token counts are estimates.")))
         return LoadedModel("remote", model, config, time.monotonic() - started, tuple(notes))
 
     @staticmethod
@@ -116,15 +120,17 @@ class RemoteEngine:
         names = [entry["id"] for entry in entries]
         if not names:
             raise ModelLoadError(
-                f"The server at {endpoint.url} serves no models.", "Start the server with a model.", cause="not_a_model"
+                said(QT_TRANSLATE_NOOP("EngineLoad", "The server at {0} serves no models."), endpoint.url),
+                said(QT_TRANSLATE_NOOP("EngineLoad", "Start the server with a model.")), cause="not_a_model",
             )
         if wanted in ("", "."):
             return str(names[0])
         if wanted not in names:
             shown = ", ".join(names[:5]) + (" ..." if len(names) > 5 else "")
             raise ModelLoadError(
-                f"The server at {endpoint.url} does not serve the model '{wanted}'.",
-                f"Choose one it serves: {shown}.",
+                said(QT_TRANSLATE_NOOP(
+                    "EngineLoad", "The server at {0} does not serve the model '{1}'."), endpoint.url, wanted),
+                said(QT_TRANSLATE_NOOP("EngineLoad", "Choose one it serves: {0}."), shown),
                 cause="not_a_model",
             )
         return wanted

@@ -15,6 +15,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from app.core.engines.base import EngineError
+from app.core.engines.load_texts import said
+from app.core.util.translatable import QT_TRANSLATE_NOOP
 
 RETRYABLE_STATUS = frozenset({500, 502, 503, 504})
 
@@ -64,22 +66,24 @@ class RemoteEndpoint:
         return headers
 
 
+_ADDRESS_HINT = said(QT_TRANSLATE_NOOP("EngineLoad", "Use an address like http://192.168.1.20:8000/v1."))
+
+
 def parse_endpoint(url: str, api_key: str = "", **options: Any) -> RemoteEndpoint:
     """A RemoteEndpoint for ``url`` (``http(s)://host[:port][/v1]``); an address without a path gets ``/v1``."""
     text = url.strip()
     if not text:
-        raise RemoteError("No remote server address is set.", "Enter it in Settings > Engine > Remote server address.")
+        raise RemoteError(said(QT_TRANSLATE_NOOP("EngineLoad", "No remote server address is set.")),
+                          said(QT_TRANSLATE_NOOP(
+                              "EngineLoad", "Enter it in Settings > Engine > Remote server address.")))
     parts = urlsplit(text if "://" in text else f"http://{text}")
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise RemoteError(
-            f"'{url}' is not a server address.", "Use an address like http://192.168.1.20:8000/v1."
-        )
+        raise RemoteError(said(QT_TRANSLATE_NOOP("EngineLoad", "'{0}' is not a server address."), url), _ADDRESS_HINT)
     try:
         port = parts.port or (443 if parts.scheme == "https" else 80)
     except ValueError as error:
-        raise RemoteError(
-            f"'{url}' has an invalid port.", "Use an address like http://192.168.1.20:8000/v1."
-        ) from error
+        raise RemoteError(said(QT_TRANSLATE_NOOP(
+            "EngineLoad", "'{0}' has an invalid port."), url), _ADDRESS_HINT) from error
     path = parts.path.rstrip("/") or "/v1"
     return RemoteEndpoint(parts.scheme, parts.hostname, port, path, api_key.strip(), **options)
 
@@ -89,19 +93,23 @@ def _status_error(endpoint: RemoteEndpoint, status: int, body: bytes, what: str)
     suffix = f": {detail}" if detail else ""
     if status in (401, 403):
         return RemoteError(
-            f"The server at {endpoint.url} refused the API key (HTTP {status}){suffix}.",
-            "Check the Remote API key in Settings > Engine.",
+            said(QT_TRANSLATE_NOOP(
+                "EngineLoad", "The server at {0} refused the API key (HTTP {1}){2}."), endpoint.url, status, suffix),
+            said(QT_TRANSLATE_NOOP("EngineLoad", "Check the Remote API key in Settings > Engine.")),
             status=status,
         )
     if status == 404:
         return RemoteError(
-            f"The server at {endpoint.url} has no {what} (HTTP 404){suffix}.",
-            "Check the model name, and that the address ends in the API's base path (usually /v1).",
+            said(QT_TRANSLATE_NOOP(
+                "EngineLoad", "The server at {0} has no {1} (HTTP 404){2}."), endpoint.url, what, suffix),
+            said(QT_TRANSLATE_NOOP(
+                "EngineLoad", "Check the model name, and that the address ends in the API's base path (usually /v1).")),
             status=status,
         )
     return RemoteError(
-        f"The server at {endpoint.url} answered HTTP {status} to {what}{suffix}.",
-        "Try again; if it keeps failing, check the server's log.",
+        said(QT_TRANSLATE_NOOP(
+            "EngineLoad", "The server at {0} answered HTTP {1} to {2}{3}."), endpoint.url, status, what, suffix),
+        said(QT_TRANSLATE_NOOP("EngineLoad", "Try again; if it keeps failing, check the server's log.")),
         status=status,
         retryable=status in RETRYABLE_STATUS,
     )
@@ -124,18 +132,19 @@ def _error_detail(body: bytes) -> str:
 
 def _connection_error(endpoint: RemoteEndpoint, error: BaseException) -> RemoteError:
     if isinstance(error, socket.gaierror):
-        reason = f"the name {endpoint.host} cannot be resolved"
+        reason: str = said(QT_TRANSLATE_NOOP("EngineLoad", "the name {0} cannot be resolved"), endpoint.host)
     elif isinstance(error, ConnectionRefusedError):
-        reason = "nothing is listening there (connection refused)"
+        reason = said(QT_TRANSLATE_NOOP("EngineLoad", "nothing is listening there (connection refused)"))
     elif isinstance(error, TimeoutError):
-        reason = "it did not answer in time"
+        reason = said(QT_TRANSLATE_NOOP("EngineLoad", "it did not answer in time"))
     elif isinstance(error, ssl.SSLError):
-        reason = f"the TLS handshake failed ({error})"
+        reason = said(QT_TRANSLATE_NOOP("EngineLoad", "the TLS handshake failed ({0})"), str(error))
     else:
         reason = str(error) or type(error).__name__
     return RemoteError(
-        f"Cannot reach the server at {endpoint.url}: {reason}.",
-        "Check the Remote server address in settings and that the server is running.",
+        said(QT_TRANSLATE_NOOP("EngineLoad", "Cannot reach the server at {0}: {1}."), endpoint.url, reason),
+        said(QT_TRANSLATE_NOOP(
+            "EngineLoad", "Check the Remote server address in settings and that the server is running.")),
         retryable=True,
     )
 
@@ -232,8 +241,11 @@ def request_json(endpoint: RemoteEndpoint, method: str, path: str, body: dict[st
             return json.loads(data)
         except ValueError as error:
             raise RemoteError(
-                f"The server at {endpoint.url} did not answer {what} with JSON.",
-                "Check that the address points to an OpenAI-compatible API (usually ending in /v1).",
+                said(QT_TRANSLATE_NOOP(
+                    "EngineLoad", "The server at {0} did not answer {1} with JSON."), endpoint.url, what),
+                said(QT_TRANSLATE_NOOP(
+                    "EngineLoad",
+                    "Check that the address points to an OpenAI-compatible API (usually ending in /v1).")),
             ) from error
 
     return call_with_retries(endpoint, attempt)

@@ -44,12 +44,14 @@ from app.core.engines.base import (
     ProgressCallback,
 )
 from app.core.engines.chat_template import ChatTemplate, ChatTemplateError
+from app.core.engines.load_texts import said
 from app.core.engines.metrics import EngineMetrics, RequestMetrics
 from app.core.engines.page_cache import drop_model_pages
 from app.core.engines.requests import GREEDY, ChatMessage, ChatRequest
 from app.core.engines.stream import RequestStream
 from app.core.engines.unified_memory import GIB
 from app.core.planner.engine_plan import VllmPlan
+from app.core.util.translatable import QT_TRANSLATE_NOOP
 
 log = logging.getLogger(__name__)
 SHUTDOWN_TIMEOUT_S = 20.0
@@ -101,7 +103,9 @@ class VllmEngine:
         os.environ.setdefault("VLLM_LOGGING_STREAM", "ext://sys.stderr")
         if not vllm_available():
             raise ModelLoadError(
-                "vLLM is not installed.", "Install UniDesk's vllm extra, or use a GGUF model with llama.cpp.",
+                said(QT_TRANSLATE_NOOP("EngineLoad", "vLLM is not installed.")),
+                said(QT_TRANSLATE_NOOP(
+                    "EngineLoad", "Install UniDesk's vllm extra, or use a GGUF model with llama.cpp.")),
                 cause="unsupported",
             )
         started = time.monotonic()
@@ -112,7 +116,7 @@ class VllmEngine:
             config, kv_cache_memory_bytes=sizing.kv_cache_memory_bytes, memory_utilization=sizing.gpu_memory_utilization
         )
         if progress is not None:
-            progress(0.05, "Starting vLLM")
+            progress(0.05, said(QT_TRANSLATE_NOOP("EngineLoad", "Starting vLLM")))
         self._collector = VllmStatsCollector()
         before = {identity.pid for identity in engine_child_processes(os.getpid())}
         guard = start_guard(adopt_children_of=os.getpid(), existing=frozenset(before))  # before the engine starts
@@ -137,12 +141,15 @@ class VllmEngine:
         self._guard = guard
         drop_model_pages(config.model_path)  # the weights now live in the engine's memory: the file's pages are a copy
         if progress is not None:
-            progress(1.0, "vLLM is ready")
-        notes = [f"vLLM {'CPU' if on_cpu else 'GPU'} backend, KV cache of {self._kv_capacity_tokens} tokens"]
+            progress(1.0, said(QT_TRANSLATE_NOOP("EngineLoad", "vLLM is ready")))
+        notes = [said(QT_TRANSLATE_NOOP("EngineLoad", "vLLM {0} backend, KV cache of {1} tokens"),
+                      "CPU" if on_cpu else "GPU", self._kv_capacity_tokens)]
         if sizing.kv_cache_memory_bytes:
-            notes.append(f"KV cache sized in bytes: {sizing.kv_cache_memory_bytes / GIB:.2f} GiB, as planned")
+            notes.append(said(QT_TRANSLATE_NOOP("EngineLoad", "KV cache sized in bytes: {0:.2f} GiB, as planned"),
+                              sizing.kv_cache_memory_bytes / GIB))
         elif sizing.gpu_memory_utilization is not None:
-            notes.append(f"GPU memory utilisation {sizing.gpu_memory_utilization:.3f}")
+            notes.append(said(QT_TRANSLATE_NOOP(
+                "EngineLoad", "GPU memory utilisation {0:.3f}"), sizing.gpu_memory_utilization))
         return LoadedModel("vllm", self._model_name, config, time.monotonic() - started, tuple(notes))
 
     def _check_memory(self, config: EngineConfig, on_cpu: bool) -> KvCacheSizing:
@@ -232,9 +239,10 @@ class VllmEngine:
 
     def _dead_error(self) -> EngineDeadError:
         return EngineDeadError(
-            f"The vLLM engine stopped working ({self._dead_reason}).",
-            "Load the model again (a smaller context or fewer parallel chats if memory ran out); "
-            "your conversation is kept.",
+            said(QT_TRANSLATE_NOOP("EngineLoad", "The vLLM engine stopped working ({0})."), self._dead_reason),
+            said(QT_TRANSLATE_NOOP(
+                "EngineLoad", "Load the model again (a smaller context or fewer parallel chats if memory ran out); "
+                "your conversation is kept.")),
         )
 
     @property
@@ -319,23 +327,28 @@ def _load_error(config: EngineConfig, error: BaseException) -> ModelLoadError:
     if isinstance(error, ModelLoadError):
         return error
     detail = describe_exception_chain(error)
+    brief = detail[:300].rstrip(". ")  # vLLM's own words, ended by the sentence around them
     names = exception_names(error)
     lowered = detail.lower()
     if ("memory" in lowered and ("less than" in lowered or "out of memory" in lowered)) or ": -9}" in detail:
         return ModelLoadError(
-            f"vLLM ran out of memory loading {config.model_path.name}: {detail[:300]}",
-            "Use a shorter context or fewer parallel chats, or close other programs.",
+            said(QT_TRANSLATE_NOOP(
+                "EngineLoad", "vLLM ran out of memory loading {0}: {1}."), config.model_path.name, brief),
+            said(QT_TRANSLATE_NOOP(
+                "EngineLoad", "Use a shorter context or fewer parallel chats, or close other programs.")),
             cause="out_of_memory",
         )
     if {"OSError", "FileNotFoundError"} & names or "config.json" in lowered or "unrecognized model" in lowered:
         return ModelLoadError(
-            f"vLLM cannot load {config.model_path}: {detail[:300]}",
-            "Choose a Hugging Face model folder (config.json and safetensors weights).",
+            said(QT_TRANSLATE_NOOP("EngineLoad", "vLLM cannot load {0}: {1}."), str(config.model_path), brief),
+            said(QT_TRANSLATE_NOOP(
+                "EngineLoad", "Choose a Hugging Face model folder (config.json and safetensors weights).")),
             cause="not_a_model",
         )
     return ModelLoadError(
-        f"vLLM failed to start with {config.model_path.name}: {detail[:300]}",
-        "See the log for vLLM's own message.",
+        said(QT_TRANSLATE_NOOP(
+            "EngineLoad", "vLLM failed to start with {0}: {1}."), config.model_path.name, brief),
+        said(QT_TRANSLATE_NOOP("EngineLoad", "See the log for vLLM's own message.")),
         cause="other",
     )
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from app.core.engines.base import DEFAULT_SPECULATIVE_TOKENS, EngineConfig, ModelLoadError, VllmOptions
+from app.core.engines.load_texts import said
 from app.core.engines.requests import SamplingParams
+from app.core.util.translatable import QT_TRANSLATE_NOOP
 
 GIB = 1024**3
 NGRAM_LOOKUP_MAX = 4
@@ -42,13 +44,16 @@ def speculative_config(options: VllmOptions) -> dict[str, Any] | None:
         draft = options.speculative_draft_model
         if not draft:
             raise ModelLoadError(
-                "Speculative decoding with a draft model needs a draft model.",
-                "Choose one in Settings > Engine > Draft model, or set speculative decoding to n-gram or off.",
+                said(QT_TRANSLATE_NOOP("EngineLoad", "Speculative decoding with a draft model needs a draft model.")),
+                said(QT_TRANSLATE_NOOP(
+                    "EngineLoad",
+                    "Choose one in Settings > Engine > Draft model, or set speculative decoding to n-gram or off.")),
                 cause="unsupported",
             )
         return {"method": "draft_model", "model": draft, "num_speculative_tokens": tokens}
     raise ModelLoadError(
-        f"Unknown speculative decoding mode '{mode}'.", "Use off, ngram or draft.", cause="unsupported"
+        said(QT_TRANSLATE_NOOP("EngineLoad", "Unknown speculative decoding mode '{0}'."), mode),
+        said(QT_TRANSLATE_NOOP("EngineLoad", "Use off, ngram or draft.")), cause="unsupported",
     )
 
 

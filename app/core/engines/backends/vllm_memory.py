@@ -9,6 +9,7 @@ from typing import Any
 
 from app.core.engines.backends.vllm_guard import ProcessIdentity, descendants, is_alive
 from app.core.engines.base import ModelLoadError
+from app.core.engines.load_texts import said
 from app.core.engines.unified_memory import (
     GIB,
     EnginePool,
@@ -18,6 +19,7 @@ from app.core.engines.unified_memory import (
     require_safe_utilization,
 )
 from app.core.planner.compute import VLLM_DEVICE_OVERHEAD_BYTES
+from app.core.util.translatable import QT_TRANSLATE_NOOP
 
 DEFAULT_RESERVE_BYTES = 4 * GIB
 NOT_ENOUGH_MEMORY_HINT = "Use a shorter context or fewer parallel chats, or close other programs."
@@ -70,7 +72,8 @@ def size_kv_cache(
     claimed = weights_bytes + kv_bytes + activation_bytes + device_overhead
     check = check_memory_claim(pool, claimed, reserve_bytes, other_bytes=embedder_bytes)
     if not check.safe:  # the fraction is not what sizes it here: the hint names what does
-        refused = refusal_error(check, f"The model with a {kv_bytes / GIB:.1f} GiB KV cache")
+        refused = refusal_error(check, said(QT_TRANSLATE_NOOP("EngineLoad", "The model with a {0} KV cache"),
+                                            f"{kv_bytes / GIB:.1f} GiB"))
         raise ModelLoadError(refused.message, NOT_ENOUGH_MEMORY_HINT, cause="out_of_memory")
     startup = None if pool.kind == "cpu" else STARTUP_CHECK_UTILIZATION
     return KvCacheSizing(kv_bytes or None, startup, check.claimed_bytes, check.left_free_bytes)

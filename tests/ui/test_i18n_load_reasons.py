@@ -1,0 +1,142 @@
+"""Why a model did not load, and the notes on a loaded one, speak Chinese in the Chinese window (issue 15, item 7):
+the remote server's and vLLM's reasons, damaged safetensors and GGUF files, and the status bar's tooltip
+("Threads: 1", "GPU layers: …"); a reason and its hint are joined without an ASCII space after "。"."""
+
+from __future__ import annotations
+
+import json
+import socket
+import struct
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from app.core.engines.backends.remote import RemoteEngine
+from app.core.engines.backends.vllm import _load_error
+from app.core.engines.base import EngineConfig, ModelLoadError, RemoteTarget
+from app.core.planner import read_model_metadata
+from app.core.planner.errors import ModelMetadataError
+from app.ui.i18n import LanguageSwitcher, render
+from tests.ui.chat_support import ChatWindows
+from tests.ui.core_texts_support import data_in, english_words_left
+from tests.ui.test_i18n_main_views import TECHNICAL_NAMES
+
+pytestmark = pytest.mark.gui
+
+LOAD_TIMEOUT_MS = 60_000
+
+
+def closed_port() -> int:
+    """A local port nothing listens on (bound, then released)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def in_chinese(switcher: LanguageSwitcher, error: BaseException) -> str:
+    assert switcher.apply("zh_CN") == "zh_CN"
+    return render(str(error))
+
+
+def assert_chinese(shown: str, error: BaseException, *names: str) -> None:
+    """No English left but the error's own data (names, paths, a server's message) and kept words; no "。 "."""
+    assert english_words_left([shown], [*data_in(str(error)), *names, *TECHNICAL_NAMES]) == [], shown
+    assert "。 " not in shown, shown
+
+
+def test_a_remote_server_that_cannot_be_reached_is_said_in_chinese(switcher: LanguageSwitcher) -> None:
+    url = f"http://127.0.0.1:{closed_port()}/v1"
+    with pytest.raises(ModelLoadError) as caught:
+        RemoteEngine().load(EngineConfig(Path(""), 1024, remote=RemoteTarget(url, "")))
+    assert str(caught.value).startswith(f"Cannot reach the server at {url}: nothing is listening there")
+
+    shown = in_chinese(switcher, caught.value)
+
+    assert shown.startswith(f"无法连接 {url} 上的服务器：该地址没有服务在监听（连接被拒绝）。请检查")
+    assert_chinese(shown, caught.value)
+
+
+def test_a_remote_address_that_is_no_address_is_said_in_chinese(switcher: LanguageSwitcher) -> None:
+    with pytest.raises(ModelLoadError) as caught:
+        RemoteEngine().load(EngineConfig(Path(""), 1024, remote=RemoteTarget("ftp://nowhere", "")))
+
+    shown = in_chinese(switcher, caught.value)
+
+    assert shown == "“ftp://nowhere”不是服务器地址。请使用类似 http://192.168.1.20:8000/v1 的地址。"
+    assert_chinese(shown, caught.value, "ftp")
+
+
+def test_vllm_running_out_of_memory_is_said_in_chinese(switcher: LanguageSwitcher, tmp_path: Path) -> None:
+    config = EngineConfig(tmp_path / "qwen", 4096)
+    error = _load_error(config, RuntimeError("CUDA out of memory. Tried to allocate 2.00 GiB"))
+    assert error.cause == "out_of_memory"
+
+    shown = in_chinese(switcher, error)
+
+    assert shown.startswith("vLLM 加载 qwen 时内存不足：RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB。")
+    assert shown.endswith("请缩短上下文或减少并行对话，或关闭其他程序。")
+    assert_chinese(shown, error)
+
+
+def write_safetensors(folder: Path, header_length: int, header: bytes) -> None:
+    """A model folder whose weights file says its header is ``header_length`` bytes long and holds ``header``."""
+    folder.mkdir()
+    config = {"model_type": "llama", "num_hidden_layers": 2, "num_attention_heads": 4, "hidden_size": 64,
+              "vocab_size": 100, "torch_dtype": "float16"}
+    (folder / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    (folder / "model.safetensors").write_bytes(struct.pack("<Q", header_length) + header)
+
+
+@pytest.mark.parametrize(("length", "header", "chinese"), [
+    (64, b"{}", "model.safetensors 在 safetensors 文件头内被截断。"),
+    (8, b"not json", "model.safetensors 的 safetensors 文件头无法读取。"),
+])
+def test_a_damaged_safetensors_file_is_said_in_chinese(
+        switcher: LanguageSwitcher, tmp_path: Path, length: int, header: bytes, chinese: str) -> None:
+    folder = tmp_path / "damaged"
+    write_safetensors(folder, length, header)
+    with pytest.raises(ModelMetadataError) as caught:
+        read_model_metadata(folder)
+
+    shown = in_chinese(switcher, caught.value)
+
+    assert shown == chinese + "请重新下载模型；有一个 .safetensors 文件已损坏。"
+    assert_chinese(shown, caught.value, "safetensors")
+
+
+def test_a_config_without_the_models_shape_is_said_in_chinese(switcher: LanguageSwitcher, tmp_path: Path) -> None:
+    folder = tmp_path / "shapeless"
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps({"model_type": "bert"}), encoding="utf-8")
+    with pytest.raises(ModelMetadataError) as caught:
+        read_model_metadata(folder)
+
+    shown = in_chinese(switcher, caught.value)
+
+    assert "没有说明模型的层数、注意力头数和隐藏单元数。规划器需要" in shown
+    assert_chinese(shown, caught.value, "model_type", "config.json", "LLM", "num_hidden_layers",
+                   "num_attention_heads", "hidden_size")
+
+
+def test_the_status_bar_tooltip_notes_speak_chinese(
+        qtbot: Any, chat_windows: ChatWindows, tiny_gguf: Path, switcher: LanguageSwitcher, screenshot: Any) -> None:
+    window = chat_windows.open()
+    window.resize(1200, 760)
+    assert window.load_model(tiny_gguf)
+    qtbot.waitUntil(lambda: window.model_status.state == "ready", timeout=LOAD_TIMEOUT_MS)
+    english = window.model_status.text.toolTip()
+    assert "Threads: " in english and "Flash attention: " in english
+
+    assert switcher.apply("zh_CN") == "zh_CN"
+    qtbot.waitUntil(lambda: "线程数：" in window.model_status.text.toolTip(), timeout=LOAD_TIMEOUT_MS)
+
+    tooltip = window.model_status.text.toolTip()
+    assert "Threads" not in tooltip and "GPU layers" not in tooltip and "Flash attention" not in tooltip
+    assert "KV 缓存：" in tooltip and "Flash Attention：" in tooltip
+    loaded = window.services.engine_manager.status().loaded
+    assert loaded is not None
+    notes = [render(note) for note in loaded.notes]
+    names = [loaded.model_name, "Flash", "Attention", *(data for note in loaded.notes for data in data_in(note))]
+    assert english_words_left(notes, names) == [], notes
+    screenshot(window, "status-notes-zh")
