@@ -5,10 +5,15 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.cli.common import CommandHandler, Subparsers, add_chats_argument, print_json, setting_override
+from app.cli.table import aligned_lines
 from app.context import AppContext
+
+if TYPE_CHECKING:
+    from app.core.hardware import HardwareReport
+    from app.core.models.fit import VariantFit
 
 _PROGRESS_INTERVAL_S = 0.5
 _BADGE_TEXT = {"fits": "fits", "tight": "tight", "too_big": "too big", "unsupported": "n/a here"}
@@ -25,6 +30,8 @@ def register(subparsers: Subparsers) -> dict[str, CommandHandler]:
     listing.add_argument("--machine", metavar="NAME|FILE",
                          help="judge the fit on another machine: a built-in profile (probe --list-machines) "
                               "or a file saved with probe --json")
+    listing.add_argument("--no-measure", action="store_true",
+                         help="do not measure this machine's memory bandwidth (about 2 s): the speed column stays ?")
     listing.add_argument("--json", action="store_true", help="print one JSON document")
 
     download = commands.add_parser("download", help="download a catalog model from the Hugging Face hub (resumable)")
@@ -60,7 +67,7 @@ def _list(args: argparse.Namespace, library: Any, context: AppContext) -> int:
         context_length=setting_override(args.ctx, "engine.context_length", "--ctx"),
         parallel_chats=setting_override(args.chats, "engine.parallel_chats", "--chats"),
     )
-    hardware = target_machine(args.machine, measure_bandwidth=False)
+    hardware = target_machine(args.machine, measure_bandwidth=not args.no_measure)
     fits = {(fit.model_id, fit.variant_id): fit for fit in library.fit_badges(hardware, request)}
     local = library.local.models()
     downloaded = {(model.catalog_model_id, model.variant_id): model.id for model in local if model.managed}
@@ -93,25 +100,29 @@ def _list(args: argparse.Namespace, library: Any, context: AppContext) -> int:
                     else f"{DEFAULT_FIT_CONTEXT} tokens (automatic)")
     where = f"on {args.machine}" if args.machine else "on this machine"
     print(f"Fit judged for {context_text} x {chats} {where} (change with --ctx / --chats / --machine).")
-    print(f"{'MODEL':<30} {'VARIANT':<9} {'FORMAT':<6} {'SIZE':>9}  {'FIT':<9} {'LICENCE':<13} LANGUAGES")
+    header = ("MODEL", "VARIANT", "FORMAT", "SIZE", "FIT", "SPEED", "LICENCE", "LANGUAGES")
+    rows: list[tuple[str, ...]] = []
     for model in library.catalog:
         for variant in model.variants:
             fit = fits[(model.id, variant.id)]
             mark = " *" if (model.id, variant.id) in downloaded else ""
-            print(f"{model.id:<30} {variant.id:<9} {variant.format:<6} {human_size(variant.approx_size_bytes):>9}  "
-                  f"{_BADGE_TEXT[fit.badge]:<9} {model.license:<13} {','.join(model.languages[:4])}{mark}")
+            rows.append((f"{model.id}{mark}", variant.id, variant.format, human_size(variant.approx_size_bytes),
+                         _fit_text(fit), _speed_text(fit), model.license, ",".join(model.languages[:4])))
+    for line in aligned_lines(header, rows, (False, False, False, True, False, False, False, False)):
+        print(line)
     print("(* downloaded; sizes are approximate; download with: unidesk models download MODEL --variant VARIANT)")
+    print(_speed_note(hardware))
     print(_pins_line(library.catalog))
     print()
     if not local:
         print("No local models yet. Download one, or add your own: unidesk models add PATH")
         return 0
     print(f"Local models (downloads go to {library.models_folder}):")
-    for model in local:
-        origin = "downloaded" if model.managed else "your file"
-        missing = "  [missing]" if not model.is_present() else ""
-        size = human_size(model.size_bytes)
-        print(f"  {model.id:<34} {model.format:<5} {size:>9}  {origin:<10} {model.path}{missing}")
+    local_rows = [(model.id, model.format, human_size(model.size_bytes), "downloaded" if model.managed else "your file",
+                   f"{model.path}{'' if model.is_present() else '  [missing]'}") for model in local]
+    local_header = ("ID", "FORMAT", "SIZE", "ORIGIN", "PATH")
+    for line in aligned_lines(local_header, local_rows, (False, False, True, False, False)):
+        print(f"  {line}")
     return 0
 
 
@@ -152,6 +163,45 @@ def _download(args: argparse.Namespace, library: Any, context: AppContext) -> in
     if local is not None:
         print(f"local model id: {local.id} (choose it in the window, or set model.path to {local.path})")
     return 0
+
+
+def _fit_text(fit: VariantFit) -> str:
+    """The badge; a context beyond the model's training is judged at its maximum, and says so."""
+    badge = _BADGE_TEXT[fit.badge]
+    if fit.capped and fit.badge != "unsupported":
+        return f"{badge} at its {_context_size(fit.context_length)} maximum"
+    return badge
+
+
+def _context_size(tokens: int) -> str:
+    """``32K`` for whole 1,024-token blocks (as models state their length), else ``6,000``."""
+    return f"{tokens // 1024}K" if tokens >= 1024 and tokens % 1024 == 0 else f"{tokens:,}"
+
+
+def _speed_text(fit: VariantFit) -> str:
+    """The decode ceiling of one chat: ``<= 45 tok/s``, ``<= 2.3 tok/s slow``, ``<= 29 tok/s part on CPU``; ``?``
+    when the memory bandwidth is unknown, ``-`` where the model cannot run here."""
+    if fit.badge == "unsupported":
+        return "-"
+    if fit.decode_tok_s is None:
+        return "?"
+    rate = f"{fit.decode_tok_s:.1f}" if fit.decode_tok_s < 10 else f"{fit.decode_tok_s:,.0f}"
+    if fit.slow:
+        return f"<= {rate} tok/s slow"
+    if fit.cpu_layers:
+        return f"<= {rate} tok/s part on CPU"
+    return f"<= {rate} tok/s"
+
+
+def _speed_note(hardware: HardwareReport) -> str:
+    """What the SPEED column means, under the table."""
+    from app.core.models.fit import SLOW_DECODE_TOK_S
+
+    if hardware.bandwidth.bytes_per_second <= 0:
+        return ("(SPEED ?: the memory bandwidth is unknown; run without --no-measure, or give --machine, to see "
+                "each model's ceiling)")
+    return (f"(SPEED: the most tokens per second one chat can get from {hardware.bandwidth.bytes_per_second / 1e9:.1f}"
+            f" GB/s of memory bandwidth; slow: under {SLOW_DECODE_TOK_S:g} tok/s, slower than people read)")
 
 
 def _pins_line(catalog: Any) -> str:
