@@ -2,6 +2,7 @@
 and the GUI thread's busy share, against an idle window in the same run.
 
     .venv/bin/python -m tests.benchmarks.bench_gui_streaming [--rate 250] [--seconds 8] [--rounds 3] [--long 50]
+        [--answer-chars 40000] [--answer-rate 800]
 
 A real main window (offscreen by default; ``--platform xcb`` under Xvfb) shows a stored conversation whose
 answer is fed by a fake stream: a thread pushing Markdown token pieces (prose, lists, fenced code) at
@@ -13,6 +14,12 @@ time gives the GUI thread's busy share. Idle, short and long phases alternate ro
 the machine hits all three), each lasting ``--seconds``. Prints one JSON document with the long/short
 ratios; targets: no stall over 50 ms while streaming, and the busy share flat as the conversation grows
 (long/short at most ``FLAT_RATIO``).
+
+The long-answer case streams ONE long answer of ``--answer-chars`` at ``--answer-rate`` tokens/s, of two kinds:
+``markdown`` (prose, lists and code blocks between blank lines, with stretches of a few thousand characters
+without one) and ``one_paragraph`` (no blank line at all, mixed scripts and Markdown marks: what a small model
+often writes). It compares the GUI thread's busy share and its CPU time per drained frame while the last
+quarter of the answer streams with the first quarter (``late_over_early``; flat: at most ``FLAT_RATIO``).
 """
 
 from __future__ import annotations
@@ -156,6 +163,147 @@ def _stream_once(app: Any, window: Any, store: Any, rate: float, seconds: float,
     return measured
 
 
+ANSWER_KINDS = ("markdown", "one_paragraph")
+_SMALL_MODEL_WORDS = ("engine", "模型", "**bold**", "`code`", "文件", "hello", "系统", "*x*", "document", "因为", "the")
+
+
+def _long_answer_text(chars: int, kind: str) -> str:
+    """``markdown``: sections (prose, lists, code) between stretches with no blank line (a paragraph of mixed
+    scripts, a code block, a list; a few thousand characters each). ``one_paragraph``: no blank line at all."""
+    from tests.ui.chat_support import markdown_tokens
+
+    words = _SMALL_MODEL_WORDS
+    if kind == "one_paragraph":
+        return " ".join(words[number % len(words)] for number in range(chars // 4))[:chars]
+    paragraph = " ".join(words[number % len(words)] for number in range(900)) + "\n\n"
+    code = "```python\n" + "".join(f"def step_{n}(value):\n    return value * {n}  # step {n}\n"
+                                   for n in range(60)) + "```\n\n"
+    listed = "".join(f"{n}. Item {n} of the list, with *emphasis* and a few more words\n" for n in range(1, 60))
+    sections = ["".join(markdown_tokens(300)) + "\n\n", paragraph, code, listed + "\n"]
+    text = ""
+    for number in itertools.count():
+        if len(text) >= chars:
+            return text[:chars]
+        text += sections[number % len(sections)]
+    raise AssertionError("unreachable")
+
+
+def _window_figures(samples: list[tuple[float, float, float, int]], low: float, high: float) -> dict[str, float]:
+    """Busy share, CPU per drained frame and longest gap between the samples whose answer length lies in
+    [low, high); a sample is (wall, GUI thread CPU, characters shown, frames drained)."""
+    inside = [sample for sample in samples if low <= sample[2] < high]
+    first, last = inside[0], inside[-1]
+    wall, cpu, frames = last[0] - first[0], last[1] - first[1], last[3] - first[3]
+    gaps = [(later[0] - earlier[0]) * 1000 for earlier, later in itertools.pairwise(inside)]
+    return {
+        "gui_thread_cpu_share": cpu / max(1e-9, wall),
+        "cpu_ms_per_frame": cpu * 1000 / max(1, frames),
+        "longest_stall_ms": max(gaps, default=float("nan")),
+        "frames": float(frames),
+    }
+
+
+def _long_answer_once(app: Any, window: Any, store: Any, rate: float, chars: int, kind: str) -> dict[str, Any]:
+    """One long answer streamed at ``rate`` tokens/s into a new conversation; early and late quarters."""
+    import re
+
+    from PySide6.QtCore import QEventLoop, Qt, QTimer
+
+    from tests.ui.chat_support import FakeAnswer
+
+    view = window.chat_view
+    conversation = store.create_conversation("Long answer")
+    question = store.add_message(conversation.id, "user", "Explain everything, with code.", None)
+    answer = store.add_message(conversation.id, "assistant", "", question.id, finished=False)
+    window.sidebar.refresh(select=conversation.id)
+    _settle(app, view)
+    _phase(app, 0.5)
+    tokens = re.findall(r"\s*\S+|\s+", _long_answer_text(chars, kind))
+    fake = FakeAnswer(tokens, rate, message_id=answer.id)
+    shown = [0]
+
+    def count(_conversation: str, _message: str, piece: str) -> None:
+        shown[0] += len(piece)
+
+    view.running.text_arrived.connect(count)
+    view.running.add(conversation.id, fake.start())
+    view.reload()
+    _settle(app, view)
+    samples: list[tuple[float, float, float, int]] = []
+    heartbeat = QTimer()
+    heartbeat.setTimerType(Qt.TimerType.PreciseTimer)
+    heartbeat.setInterval(HEARTBEAT_MS)
+    heartbeat.timeout.connect(lambda: samples.append(
+        (time.perf_counter(), time.thread_time(), float(shown[0]), view.running.frames)))
+    loop = QEventLoop()
+    heartbeat.timeout.connect(lambda: loop.quit() if fake.done else None)
+    heartbeat.start()
+    loop.exec()
+    heartbeat.stop()
+    view.running.text_arrived.disconnect(count)
+    total = float(shown[0])
+    early = _window_figures(samples, 0.0, total / 4)
+    late = _window_figures(samples, total * 3 / 4, total + 1)
+    widget = view.messages.widget_for(answer.id)
+    _phase(app, 0.3)  # the end is reported and the answer shown as stored
+    return {
+        "early": early,
+        "late": late,
+        "answer_chars": total,
+        "tokens": float(fake.pushes),
+        "achieved_tokens_per_s": fake.pushes / max(1e-9, fake.finished_at - fake.started_at),
+        "markdown_parts": float(len(widget.body.parts)) if widget is not None else float("nan"),
+    }
+
+
+def measure_long_answer(rate: float, chars: int, rounds: int) -> dict[str, Any]:
+    """The long-answer case, both kinds: the late/early ratios of busy share and CPU per frame."""
+    from PySide6.QtWidgets import QApplication
+
+    from app.ui.pyside_workarounds import protect_none_from_pyside
+
+    protect_none_from_pyside()
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    runs: dict[str, list[dict[str, Any]]] = {kind: [] for kind in ANSWER_KINDS}
+    with tempfile.TemporaryDirectory(prefix="unidesk-bench-answer-") as home:
+        window, services, _context = _open_window(Path(home))
+        _phase(app, 1.0)
+        for round_number, kind in itertools.product(range(rounds + 1), ANSWER_KINDS):
+            run = _long_answer_once(app, window, services.chat.store, rate, chars, kind)
+            print(f"long answer ({kind}) round {round_number}: busy {run['early']['gui_thread_cpu_share']:.1%} -> "
+                  f"{run['late']['gui_thread_cpu_share']:.1%}, per frame {run['early']['cpu_ms_per_frame']:.2f} -> "
+                  f"{run['late']['cpu_ms_per_frame']:.2f} ms", file=sys.stderr)
+            if round_number:
+                runs[kind].append(run)  # round 0 warms up
+        window.close()
+        services.chat.close()
+    result: dict[str, Any] = {"answer_rate_tokens_per_s": rate, "target": f"late/early < {FLAT_RATIO}"}
+    for kind, kind_runs in runs.items():
+        result[kind] = _answer_summary(kind_runs)
+    result["passed"] = all(result[kind]["passed"] for kind in ANSWER_KINDS)
+    return result
+
+
+def _answer_summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    def values(part: str, key: str) -> list[float]:
+        return [run[part][key] for run in runs]
+
+    def ratio(key: str) -> float:
+        return round(float(figure(values("late", key), 4)["median"]) / max(1e-9, float(
+            figure(values("early", key), 4)["median"])), 3)
+
+    busy, per_frame = ratio("gui_thread_cpu_share"), ratio("cpu_ms_per_frame")
+    return {
+        "answer_chars": figure([run["answer_chars"] for run in runs], 0),
+        "achieved_tokens_per_s": figure([run["achieved_tokens_per_s"] for run in runs], 1),
+        "markdown_parts_at_end": figure([run["markdown_parts"] for run in runs], 0),
+        "early_quarter": {key: figure(values("early", key), 3) for key in runs[0]["early"]},
+        "late_quarter": {key: figure(values("late", key), 3) for key in runs[0]["late"]},
+        "late_over_early": {"gui_thread_busy_share": busy, "cpu_ms_per_frame": per_frame},
+        "passed": busy < FLAT_RATIO and per_frame < FLAT_RATIO,
+    }
+
+
 def measure(rate: float, seconds: float, rounds: int, long_messages: int) -> dict[str, Any]:
     from PySide6.QtWidgets import QApplication
 
@@ -229,12 +377,20 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=8.0, help="length of each idle and streaming phase")
     parser.add_argument("--rounds", type=int, default=3, help="measured rounds (plus one warm-up round)")
     parser.add_argument("--long", type=int, default=50, help="stored messages before the question in the long case")
+    parser.add_argument("--answer-chars", type=int, default=40_000, help="length of the long-answer case")
+    parser.add_argument("--answer-rate", type=float, default=800.0, help="tokens per second of the long answer")
+    parser.add_argument("--only", choices=("conversation", "answer"), help="run one case only")
     parser.add_argument("--platform", default="offscreen", help="Qt platform plugin (default offscreen)")
     args = parser.parse_args()
     os.environ["QT_QPA_PLATFORM"] = args.platform
-    result = measure(args.rate, args.seconds, args.rounds, args.long)
+    result: dict[str, Any] = {}
+    if args.only != "answer":
+        result = measure(args.rate, args.seconds, args.rounds, args.long)
+    if args.only != "conversation":
+        result["long_answer"] = measure_long_answer(args.answer_rate, args.answer_chars, args.rounds)
+    result.setdefault("benchmark", "gui_streaming")
     print(json.dumps(result, indent=2))
-    return 0 if result["passed"] else 1
+    return 0 if all(part.get("passed", True) for part in (result, result.get("long_answer", {}))) else 1
 
 
 if __name__ == "__main__":
