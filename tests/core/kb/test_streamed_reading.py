@@ -195,3 +195,18 @@ def test_parts_join_to_the_whole_text_and_a_resumed_reading_gives_the_same_parts
     middle = len(parts) // 2
     again = list(iter_text_parts(path, "text", parts[middle - 1].resume_after, part_bytes=1000))
     assert again == parts[middle:]
+
+
+def test_a_pdf_streams_in_runs_of_pages_and_resumes_at_the_next_page(tmp_path: Path) -> None:
+    from app.core.kb.parsers import parse_document
+    from app.core.kb.parsers.pdf import PART_PAGES
+    from tests.fixtures.documents import write_pdf
+
+    pdf = write_pdf(tmp_path / "manual.pdf", [[f"Page {number} explains valve {number}."] for number in range(1, 41)])
+    parts = list(document_parts(pdf))
+    assert [[page.page_number for page in part.pages] for part in parts] == [
+        list(range(1, PART_PAGES + 1)), list(range(PART_PAGES + 1, 2 * PART_PAGES + 1)),
+        list(range(2 * PART_PAGES + 1, 41))]
+    assert [part.resume_after for part in parts] == [str(PART_PAGES), str(2 * PART_PAGES), None]
+    assert [page for part in parts for page in part.pages] == list(parse_document(pdf).pages)
+    assert list(document_parts(pdf, parts[0].resume_after)) == parts[1:]

@@ -71,25 +71,11 @@ def iter_pdf_parts(
         if index < first:
             heading_path = outline[index]
     texts: dict[int, str] = {}
-    extracted: dict[int, str] = {}
     pending_notes: list[str] = []
-    for index in range(first, page_count):
-        try:
-            raw = reader.pages[index].extract_text() or ""
-        except Exception as error:
-            if _needs_crypto_library(error):
-                raise _crypto_library_missing(path) from error
-            pending_notes.append(f"page {index + 1} skipped: its text could not be extracted ({_describe(error)})")
-            continue
-        extracted[index] = clean_page_text(raw)
-    scanned = [index for index, text in extracted.items() if len(text) < SCANNED_PAGE_MAX_CHARACTERS]
-    pictured: list[int] = _pictured(path, scanned, pending_notes) if scanned and ocr is not None else []
-    if pictured and ocr is not None:
-        ocr.report(path, 0, len(pictured))
     failures: list[str] = []
-    recognised_done = 0
+    recognised_done = pictured_total = yielded_pages = 0
+    any_text = False
     group: list[int] = []
-    yielded_pages = 0
 
     def flush(next_index: int) -> DocumentPart:
         nonlocal heading_path, yielded_pages
@@ -99,7 +85,7 @@ def iter_pdf_parts(
         pages: list[PageText] = []
         for index in group:
             heading_path = outline.get(index, heading_path)
-            sections = _page_sections(texts.get(index, ""), tables.get(index), None, heading_path)
+            sections = _page_sections(texts.pop(index, ""), tables.get(index), None, heading_path)
             if sections:
                 pages.append(build_page(index + 1, sections))
         group.clear()
@@ -107,37 +93,60 @@ def iter_pdf_parts(
         return DocumentPart(format_name, title, tuple(pages), str(next_index) if next_index < page_count else None,
                             tuple(notes))
 
-    for index in range(first, page_count):
-        if index in pictured and ocr is not None:
-            if group:
-                yield flush(index)
-            if ocr.cancelled:
-                return
-            ocr.started(path, index + 1, page_count, str(index + 1) if index + 1 < page_count else None)
-            notes = list(pending_notes)
-            pending_notes.clear()
-            recognized = _recognize_page(path, index, ocr, notes)
-            failures.extend(note for note in notes if note.startswith(_OCR_FAILED))
-            recognised_done += 1
-            ocr.report(path, recognised_done, len(pictured))
-            heading_path = outline.get(index, heading_path)
-            sections = _page_sections(extracted.get(index, ""), None, recognized, heading_path)
-            if recognized and recognized.strip():
-                notes.append(f"{_OCR_READ}{index + 1}")
-            pages = (build_page(index + 1, sections),) if sections else ()
-            yielded_pages += len(pages)
-            yield DocumentPart(format_name, title, pages, str(index + 1) if index + 1 < page_count else None,
-                               tuple(notes))
-            continue
-        if index in extracted:
-            texts[index] = extracted[index]
-        group.append(index)
-        if len(group) >= PART_PAGES:
-            yield flush(index + 1)
+    for window in range(first, page_count, PART_PAGES):  # pages are extracted a window at a time
+        extracted = _extract_texts(reader, path, range(window, min(window + PART_PAGES, page_count)), pending_notes)
+        any_text = any_text or bool(extracted)
+        scanned = [index for index, text in extracted.items() if len(text) < SCANNED_PAGE_MAX_CHARACTERS]
+        pictured = _pictured(path, scanned, pending_notes) if scanned and ocr is not None else []
+        pictured_total += len(pictured)
+        if pictured and ocr is not None and recognised_done == 0:
+            ocr.report(path, 0, pictured_total)
+        for index in range(window, min(window + PART_PAGES, page_count)):
+            if index in pictured and ocr is not None:
+                if group:
+                    yield flush(index)
+                if ocr.cancelled:
+                    return
+                ocr.started(path, index + 1, page_count, str(index + 1) if index + 1 < page_count else None)
+                notes = list(pending_notes)
+                pending_notes.clear()
+                recognized = _recognize_page(path, index, ocr, notes)
+                failures.extend(note for note in notes if note.startswith(_OCR_FAILED))
+                recognised_done += 1
+                ocr.report(path, recognised_done, pictured_total)
+                heading_path = outline.get(index, heading_path)
+                sections = _page_sections(extracted.get(index, ""), None, recognized, heading_path)
+                if recognized and recognized.strip():
+                    notes.append(f"{_OCR_READ}{index + 1}")
+                pages = (build_page(index + 1, sections),) if sections else ()
+                yielded_pages += len(pages)
+                yield DocumentPart(format_name, title, pages, str(index + 1) if index + 1 < page_count else None,
+                                   tuple(notes))
+                continue
+            if index in extracted:
+                texts[index] = extracted[index]
+            group.append(index)
+            if len(group) >= PART_PAGES:
+                yield flush(index + 1)
     if group or pending_notes or first == page_count:
         yield flush(page_count)
     if yielded_pages == 0 and first == 0:
-        _raise_nothing_read(path, page_count, bool(extracted), ocr, failures)
+        _raise_nothing_read(path, page_count, any_text, ocr, failures)
+
+
+def _extract_texts(reader: PdfReader, path: Path, indexes: range, notes: list[str]) -> dict[int, str]:
+    """The text layer of each page in ``indexes`` (0-based), cleaned; a page that fails is left out, with a note."""
+    texts: dict[int, str] = {}
+    for index in indexes:
+        try:
+            raw = reader.pages[index].extract_text() or ""
+        except Exception as error:
+            if _needs_crypto_library(error):
+                raise _crypto_library_missing(path) from error
+            notes.append(f"page {index + 1} skipped: its text could not be extracted ({_describe(error)})")
+            continue
+        texts[index] = clean_page_text(raw)
+    return texts
 
 
 def _raise_nothing_read(path: Path, page_count: int, any_text: bool, ocr: OcrStep | None, failures: list[str]) -> None:
