@@ -3664,7 +3664,7 @@
         <translation>后端：{0}（{1}）</translation>
     </message>
     <message>
-        <source>({0})</source>
+        <source> ({0})</source>
         <translation>（{0}）</translation>
     </message>
     <message>

@@ -1,6 +1,6 @@
 """Why a model did not load, and the notes on a loaded one, speak Chinese in the Chinese window (issue 15, item 7):
 the remote server's and vLLM's reasons, damaged safetensors and GGUF files, and the status bar's tooltip
-("Threads: 1", "GPU layers: …"); a reason and its hint are joined without an ASCII space after "。"."""
+("Threads: 1", "GPU layers: …") and its line; a reason and its hint are joined without an ASCII space after "。"."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from PySide6.QtWidgets import QApplication, QToolTip, QWidget
 
 from app.core.engines.backends.remote import RemoteEngine
 from app.core.engines.backends.vllm import _load_error
@@ -132,6 +133,8 @@ def test_the_status_bar_tooltip_notes_speak_chinese(
     qtbot.waitUntil(lambda: "线程数：" in window.model_status.text.toolTip(), timeout=LOAD_TIMEOUT_MS)
 
     tooltip = window.model_status.text.toolTip()
+    line = window.model_status.text.text()
+    assert "（" in line and " （" not in line, line  # the backend's reason in full-width brackets, no space before
     assert "Threads" not in tooltip and "GPU layers" not in tooltip and "Flash attention" not in tooltip
     assert "KV 缓存：" in tooltip and "Flash Attention：" in tooltip
     loaded = window.services.engine_manager.status().loaded
@@ -140,3 +143,14 @@ def test_the_status_bar_tooltip_notes_speak_chinese(
     names = [loaded.model_name, "Flash", "Attention", *(data for note in loaded.notes for data in data_in(note))]
     assert english_words_left(notes, names) == [], notes
     screenshot(window, "status-notes-zh")
+    label = window.model_status.text
+    QToolTip.showText(label.mapToGlobal(label.rect().topLeft()), tooltip, label)
+    qtbot.waitUntil(lambda: tooltip_label() is not None, timeout=10_000)
+    screenshot(tooltip_label(), "status-notes-tooltip-zh")
+    QToolTip.hideText()
+
+
+def tooltip_label() -> QWidget | None:
+    """The tooltip Qt shows now (its own top-level label), if one is visible."""
+    return next((widget for widget in QApplication.topLevelWidgets()
+                 if widget.objectName() == "qtooltip_label" and widget.isVisible()), None)

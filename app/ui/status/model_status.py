@@ -108,6 +108,6 @@ class ModelStatus(QWidget):
         if selection is not None:
             reason = render(selection.reason)
             details.insert(0, self.tr("Backend: {0} ({1})").format(backend, reason))
-            text += " " + self.tr("({0})").format(reason)
+            text += self.tr(" ({0})").format(reason)  # Chinese: no space before its full-width bracket
         details.extend(render(note) for note in loaded.notes)
         return text, "\n".join(details)
