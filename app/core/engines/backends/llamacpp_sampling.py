@@ -1,4 +1,9 @@
-"""Per-request sampler chains built from llama.cpp's own samplers (fast: no logits copied to Python)."""
+"""Per-request samplers: llama.cpp's own sampler chains, or the engine's vectorised paths.
+
+Plain greedy chats are sampled by the scheduler with one argmax over the step's logits, plain
+top-k chats (the app's default sampling) with numpy over the same matrix (``llamacpp_topk``);
+everything else (no top-k, a repetition penalty) by a llama.cpp sampler chain, one call per chat.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +11,7 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
+from app.core.engines.backends.llamacpp_topk import TopKSampling
 from app.core.engines.requests import SamplingParams
 
 PENALTY_WINDOW = 64
@@ -13,15 +19,29 @@ PENALTY_WINDOW = 64
 
 
 class SamplerChain:
-    """A llama_sampler chain for one request; :meth:`free` it when the request ends (engine thread)."""
+    """How one request is sampled; :meth:`free` it when the request ends (engine thread).
+
+    ``vectorised`` (plain greedy) and ``top_k`` (plain top-k, drawn with :meth:`draw`) chats are
+    sampled by the scheduler together with the other such chats, and have no llama.cpp chain
+    (``pointer`` is None); the others have one.
+    """
 
     def __init__(self, library: Any, params: SamplingParams, n_vocab: int) -> None:
         self._library = library
-        self.pointer: Any = library.llama_sampler_chain_init(library.llama_sampler_chain_default_params())
+        self.pointer: Any = None
         self.seed = params.seed if params.seed is not None else random.getrandbits(32)
         self.uses_penalty = params.repetition_penalty != 1.0
-        # Plain greedy: the scheduler takes the argmax of the logits itself, with the other such chats.
         self.vectorised = params.greedy and not self.uses_penalty
+        self.top_k = TopKSampling.of(params)
+        self._generator: Any = None
+        if self.vectorised:
+            return
+        if self.top_k is not None:
+            import numpy as np
+
+            self._generator = np.random.default_rng(self.seed)
+            return
+        self.pointer = library.llama_sampler_chain_init(library.llama_sampler_chain_default_params())
         add = library.llama_sampler_chain_add
         if self.uses_penalty:
             add(self.pointer, library.llama_sampler_init_penalties(
@@ -38,6 +58,11 @@ class SamplerChain:
             add(self.pointer, library.llama_sampler_init_min_p(params.min_p, 1))
         add(self.pointer, library.llama_sampler_init_temp(params.temperature))
         add(self.pointer, library.llama_sampler_init_dist(self.seed & 0xFFFFFFFF))
+
+    def draw(self) -> float:
+        """The next uniform number in [0, 1) of a top-k chat's own seeded generator."""
+        value: float = self._generator.random()
+        return value
 
     def accept_prompt(self, prompt_tokens: Sequence[int]) -> None:
         """Let the repetition penalty see the end of the prompt, as llama-server does."""

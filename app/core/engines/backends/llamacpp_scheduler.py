@@ -18,6 +18,7 @@ from app.core.engines.backends.llamacpp_sampling import SamplerChain
 from app.core.engines.backends.llamacpp_slots import SlotTable
 from app.core.engines.backends.llamacpp_stats import EngineTotals, ThroughputWindow
 from app.core.engines.backends.llamacpp_tokens import NativeTokenizer
+from app.core.engines.backends.llamacpp_topk import TopKSampling, sample_top_k
 from app.core.engines.base import EngineDeadError, EngineError
 from app.core.engines.metrics import EngineMetrics, FinishReason, RequestMetrics
 from app.core.engines.stream import RequestStream
@@ -50,8 +51,8 @@ class BatchScheduler:
     Each step batches the next token of every decoding chat plus prefill chunks of chats
     that just got a slot (up to ``n_batch`` tokens), runs one ``llama_decode`` and samples
     every chat that has logits: greedy chats together (one argmax over their logit rows),
-    the others with their own llama.cpp sampler chain. Finished chats free their slot at
-    once; waiting chats are admitted between steps.
+    top-k chats together (numpy, ``llamacpp_topk``), the others with their own llama.cpp
+    sampler chain. Finished chats free their slot at once; waiting chats are admitted between steps.
     """
 
     def __init__(self, native: NativeModel, tokenizer: NativeTokenizer, context_limit: int, reuse: bool) -> None:
@@ -272,8 +273,8 @@ class BatchScheduler:
         return any_stopped
 
     def _sample(self, outputs: list[tuple[int, ActiveRequest]], any_finished: bool) -> None:
-        """Pick every chat's next token: the greedy ones with one argmax over all their logit rows,
-        the others with their own llama.cpp sampler chain. Then end the chats that are done.
+        """Pick every chat's next token (greedy ones with one argmax over all their logit rows, see
+        :meth:`_mixed_tokens` for the others). Then end the chats that are done.
         """
         if not outputs:
             if any_finished:
@@ -320,17 +321,40 @@ class BatchScheduler:
             self._settle()
 
     def _mixed_tokens(self, outputs: list[tuple[int, ActiveRequest]]) -> list[int]:
-        """Tokens of a step where some chats sample with their own chain (-1 for chats already done)."""
-        picked = [row for row, (_index, active) in enumerate(outputs) if active.vectorised]
-        tokens = [-1] * len(outputs)
-        if picked:
-            for row, token in zip(picked, self._logits.greedy(len(outputs), picked), strict=True):
+        """Tokens of a step where not every chat is greedy (-1 for chats already done): greedy chats
+        with one argmax, top-k chats with one numpy pass (``llamacpp_topk``), the rest with their
+        own llama.cpp chain.
+        """
+        greedy_rows: list[int] = []
+        top_k_rows: list[int] = []
+        top_k_settings: list[TopKSampling] = []
+        draws: list[float] = []
+        chained: list[tuple[int, int, ActiveRequest]] = []
+        for row, (index, active) in enumerate(outputs):
+            if active.done:
+                continue
+            if active.vectorised:
+                greedy_rows.append(row)
+            elif (top_k := active.sampler.top_k) is not None:
+                top_k_rows.append(row)
+                top_k_settings.append(top_k)
+                draws.append(active.sampler.draw())
+            else:
+                chained.append((row, index, active))
+        rows = len(outputs)
+        tokens = [-1] * rows
+        if greedy_rows:
+            for row, token in zip(greedy_rows, self._logits.greedy(rows, greedy_rows), strict=True):
+                tokens[row] = token
+        if top_k_rows:
+            picked = None if len(top_k_rows) == rows else top_k_rows
+            sampled = sample_top_k(self._logits.matrix(rows), picked, top_k_settings, draws)
+            for row, token in zip(top_k_rows, sampled, strict=True):
                 tokens[row] = token
         sample = self._library.llama_sampler_sample
         context = self.native.context
-        for row, (index, active) in enumerate(outputs):
-            if not active.vectorised and not active.done:
-                tokens[row] = sample(active.sampler_pointer, context, index)
+        for row, index, active in chained:
+            tokens[row] = sample(active.sampler_pointer, context, index)
         return tokens
 
     def _finish(
