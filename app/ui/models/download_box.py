@@ -7,6 +7,7 @@ from PySide6.QtCore import QEvent, Signal
 from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
 
 from app.core.models.progress import DownloadProgress
+from app.core.util.translatable import join_sentences
 from app.ui.models.model_texts import download_amount_text, download_state_text
 
 PROGRESS_STEPS = 1000
@@ -121,8 +122,8 @@ class DownloadBox(QWidget):
         elif mode == "available":
             text = self.tr("Not on this computer yet.")
             if self._gated:
-                text += " " + self.tr("Its publisher asks you to accept a licence on the hub first "
-                                      "(set HF_TOKEN to your access token).")
+                text = join_sentences((text, self.tr("Its publisher asks you to accept a licence on the hub first "
+                                                     "(set HF_TOKEN to your access token).")))
             self.state_label.setText(text)
         elif mode == "downloaded":
             self.state_label.setText(self.tr("On this computer: it runs without the internet."))

@@ -6,6 +6,7 @@ from __future__ import annotations
 from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
+from app.core.util.translatable import join_sentences
 from app.ui.models.download_box import DownloadBox
 
 
@@ -97,9 +98,9 @@ class FirstRunPage(QWidget):
         if self._recommended_name:
             self.recommended_title.setText(self.tr("Recommended for this computer: {0}").format(
                 self._recommended_name))
-            self.recommended_reason.setText(self._recommended_reason + " " + self.tr(
+            self.recommended_reason.setText(join_sentences((self._recommended_reason, self.tr(
                 "Downloading it also fetches the multilingual model that searches your documents (the knowledge "
-                "panel shows its progress)."))
+                "panel shows its progress)."))))
 
     def show_recommendation(self, name: str, reason: str) -> None:
         """Name the recommended model (``reason`` already in the current language) and show its download box."""

@@ -11,7 +11,7 @@ from app.core.hardware.report import HardwareReport
 from app.core.models.fit import VariantFit
 from app.core.models.progress import DownloadProgress
 from app.core.models.units import human_size
-from app.core.util.translatable import QT_TRANSLATE_NOOP, Text
+from app.core.util.translatable import QT_TRANSLATE_NOOP, Text, join_sentences
 from app.ui.i18n import duration_text, render, translate
 from app.ui.theme import status_colors
 
@@ -79,10 +79,12 @@ def speed_detail(fit: VariantFit) -> str:
                                    "at {2} GB/s. Real speed is lower.").format(
         rate_figure(fit.decode_tok_s), gib(fit.decode_bytes_per_token), rate_figure(gigabytes))
     if fit.cpu_layers:
-        text += " " + translate("ModelTexts", "{0} of its layers stay in system memory, which is slower than the "
-                                              "GPU's: expect much less.").format(fit.cpu_layers)
+        text = join_sentences((text, translate("ModelTexts", "{0} of its layers stay in system memory, which is "
+                                                             "slower than the GPU's: expect much less.").format(
+            fit.cpu_layers)))
     if fit.slow:
-        text += " " + translate("ModelTexts", "Slower than people read: answers will come word by word.")
+        text = join_sentences((text, translate("ModelTexts", "Slower than people read: answers will come word by "
+                                                             "word.")))
     return text
 
 
@@ -119,14 +121,16 @@ def fit_reason(fit: VariantFit) -> str:
     text = translate("ModelTexts", "Needs {0} of the {1} available for {2} tokens × {3}.").format(
         gib(fit.needed_bytes), gib(fit.budget_bytes), f"{fit.context_length:,}", chats_text(fit.parallel_chats))
     if fit.capped:
-        text += " " + translate("ModelTexts", "It was trained for at most {0} tokens, so it is judged at that "
-                                              "length.").format(f"{fit.context_length:,}")
+        text = join_sentences((text, translate("ModelTexts", "It was trained for at most {0} tokens, so it is "
+                                                             "judged at that length.").format(
+            f"{fit.context_length:,}")))
     if fit.longest_context is None:
-        return text + " " + translate("ModelTexts", "It does not fit even with a short context.")
+        return join_sentences((text, translate("ModelTexts", "It does not fit even with a short context.")))
     if fit.badge == "tight":
-        text += " " + translate("ModelTexts", "Little memory is left over; other programs may slow it down.")
+        text = join_sentences((text, translate("ModelTexts", "Little memory is left over; other programs may slow "
+                                                             "it down.")))
     longest = translate("ModelTexts", "Longest context that fits: {0} tokens.")
-    return text + " " + longest.format(f"{fit.longest_context:,}")
+    return join_sentences((text, longest.format(f"{fit.longest_context:,}")))
 
 
 def language_name(code: str) -> str:

@@ -1,0 +1,46 @@
+"""Sentences put one after another in the window read as Chinese in Chinese (no ASCII space after "。") and keep
+their space in English: the catalog's fit and speed details, a gated download's note (issue 15, item 7)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from app.core.models.fit import VariantFit
+from app.ui.i18n import LanguageSwitcher
+from app.ui.models.download_box import DownloadBox
+from app.ui.models.model_texts import fit_reason, speed_detail
+
+pytestmark = pytest.mark.gui
+
+
+def capped_tight_slow_fit() -> VariantFit:
+    """A badge with every sentence its details can hold: capped, tight, slow, layers left in system memory."""
+    return VariantFit("qwen", "q4_k_m", "tight", "llamacpp", 32_768, 1, 9 << 30, 10 << 30, 0.1, 32_768, "",
+                      capped=True, decode_bytes_per_token=4 << 30, decode_tok_s=2.5, cpu_layers=3)
+
+
+def test_the_catalog_details_join_their_sentences_by_language(switcher: LanguageSwitcher) -> None:
+    fit = capped_tight_slow_fit()
+    english = [fit_reason(fit), speed_detail(fit)]
+    assert all(". " in text for text in english), english  # English keeps the space between sentences
+
+    assert switcher.apply("zh_CN") == "zh_CN"
+    chinese = [fit_reason(fit), speed_detail(fit)]
+
+    assert all("。" in text and "。 " not in text for text in chinese), chinese
+    assert chinese[0].count("。") == 4  # needs, trained length, little left, longest context
+
+
+def test_a_gated_download_note_joins_its_sentences_by_language(qtbot: Any, switcher: LanguageSwitcher) -> None:
+    box = DownloadBox()
+    qtbot.addWidget(box)
+    box.show_available(gated=True)
+    assert box.state_label.text().startswith("Not on this computer yet. Its publisher")
+
+    assert switcher.apply("zh_CN") == "zh_CN"
+    qtbot.waitUntil(lambda: "HF_TOKEN" in box.state_label.text() and "Not on" not in box.state_label.text(),
+                    timeout=10_000)
+
+    assert "。 " not in box.state_label.text(), box.state_label.text()
