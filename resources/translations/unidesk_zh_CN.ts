@@ -1288,6 +1288,10 @@
         <translation>请选择它提供的模型之一：{0}。</translation>
     </message>
     <message>
+        <source>The remote request failed: {0}</source>
+        <translation>远程请求失败：{0}</translation>
+    </message>
+    <message>
         <source>Use an address like http://192.168.1.20:8000/v1.</source>
         <translation>请使用类似 http://192.168.1.20:8000/v1 的地址。</translation>
     </message>
@@ -1400,6 +1404,14 @@
         <translation>请重新加载模型（如果内存不足，请缩短上下文或减少并行对话）；您的对话会保留。</translation>
     </message>
     <message>
+        <source>The model&apos;s chat template failed: {0}</source>
+        <translation>模型的对话模板出错：{0}</translation>
+    </message>
+    <message>
+        <source>Check the order of roles (some models need user and assistant to alternate).</source>
+        <translation>请检查角色顺序（有些模型要求用户和助手交替发言）。</translation>
+    </message>
+    <message>
         <source>vLLM ran out of memory loading {0}: {1}.</source>
         <translation>vLLM 加载 {0} 时内存不足：{1}。</translation>
     </message>
@@ -1470,6 +1482,42 @@
     <message>
         <source>Memory utilisation {0:.3f}</source>
         <translation>内存利用率 {0:.3f}</translation>
+    </message>
+    <message>
+        <source>The server reported an error: {0}</source>
+        <translation>服务器报告了错误：{0}</translation>
+    </message>
+    <message>
+        <source>The connection to the server at {0} was lost during the answer ({1}).</source>
+        <translation>回答过程中与 {0} 上服务器的连接中断了（{1}）。</translation>
+    </message>
+    <message>
+        <source>The text so far is kept; send the message again when the server is back.</source>
+        <translation>已生成的文字会保留；服务器恢复后请重新发送消息。</translation>
+    </message>
+    <message>
+        <source>The vLLM engine stopped working (its engine process died, for example out of memory).</source>
+        <translation>vLLM 引擎已停止工作（其引擎进程已退出，例如因内存不足）。</translation>
+    </message>
+    <message>
+        <source>The text so far is kept; load the model again (a smaller context or fewer parallel chats if memory ran out) and send the message again.</source>
+        <translation>已生成的文字会保留；请重新加载模型（如果内存不足，请缩短上下文或减少并行对话），然后重新发送消息。</translation>
+    </message>
+    <message>
+        <source>vLLM could not answer: {0}</source>
+        <translation>vLLM 无法回答：{0}</translation>
+    </message>
+    <message>
+        <source>Try again, or reload the model.</source>
+        <translation>请重试，或重新加载模型。</translation>
+    </message>
+    <message>
+        <source>The model&apos;s chat template rejected the conversation: {0}</source>
+        <translation>模型的对话模板拒绝了这段对话：{0}</translation>
+    </message>
+    <message>
+        <source>The model file&apos;s template may be broken; try another build of the model.</source>
+        <translation>模型文件中的模板可能已损坏；请尝试该模型的其他构建版本。</translation>
     </message>
 </context>
 <context>

@@ -16,6 +16,8 @@ from PySide6.QtWidgets import QApplication, QToolTip, QWidget
 from app.core.engines.backends.remote import RemoteEngine
 from app.core.engines.backends.vllm import _load_error
 from app.core.engines.base import EngineConfig, ModelLoadError, RemoteTarget
+from app.core.engines.chat_template import ChatTemplate, ChatTemplateError
+from app.core.engines.requests import ChatMessage
 from app.core.planner import read_model_metadata
 from app.core.planner.errors import ModelMetadataError
 from app.ui.i18n import LanguageSwitcher, render
@@ -154,3 +156,15 @@ def tooltip_label() -> QWidget | None:
     """The tooltip Qt shows now (its own top-level label), if one is visible."""
     return next((widget for widget in QApplication.topLevelWidgets()
                  if widget.objectName() == "qtooltip_label" and widget.isVisible()), None)
+
+
+def test_a_chat_template_that_refuses_the_conversation_is_said_in_chinese(switcher: LanguageSwitcher) -> None:
+    template = ChatTemplate("{{ raise_exception('Conversation roles must alternate user/assistant') }}")
+    with pytest.raises(ChatTemplateError) as caught:
+        template.render([ChatMessage("user", "hi"), ChatMessage("user", "again")])
+
+    shown = in_chinese(switcher, caught.value)
+
+    assert shown.startswith("模型的对话模板拒绝了这段对话：Conversation roles must alternate")
+    assert shown.endswith("请检查角色顺序（有些模型要求用户和助手交替发言）。")
+    assert_chinese(shown, caught.value)

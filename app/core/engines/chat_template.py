@@ -9,7 +9,9 @@ from datetime import datetime
 from typing import Any, NoReturn
 
 from app.core.engines.base import EngineError
+from app.core.engines.load_texts import said
 from app.core.engines.requests import ChatMessage
+from app.core.util.translatable import QT_TRANSLATE_NOOP
 
 LOGGER = logging.getLogger(__name__)
 
@@ -90,12 +92,15 @@ class ChatTemplate:
             )
         except _TemplateRaised as refusal:
             raise ChatTemplateError(
-                f"The model's chat template rejected the conversation: {refusal}",
-                "Check the order of roles (some models need user and assistant to alternate).",
+                said(QT_TRANSLATE_NOOP(
+                    "EngineLoad", "The model's chat template rejected the conversation: {0}"), str(refusal)),
+                said(QT_TRANSLATE_NOOP(
+                    "EngineLoad", "Check the order of roles (some models need user and assistant to alternate).")),
             ) from refusal
         except (TemplateError, TypeError, ValueError, KeyError) as error:
             raise ChatTemplateError(
-                f"The model's chat template failed: {error}",
-                "The model file's template may be broken; try another build of the model.",
+                said(QT_TRANSLATE_NOOP("EngineLoad", "The model's chat template failed: {0}"), str(error)),
+                said(QT_TRANSLATE_NOOP(
+                    "EngineLoad", "The model file's template may be broken; try another build of the model.")),
             ) from error
         return rendered

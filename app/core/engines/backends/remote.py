@@ -186,7 +186,8 @@ class RemoteEngine:
         except Exception as error:  # never leave a reader waiting forever
             log.exception("remote request %s crashed", request_id)
             metrics = RequestMetrics(finish_reason="error")
-            stream.finish("error", metrics, EngineError(f"The remote request failed: {error}", None))
+            stream.finish("error", metrics, EngineError(said(QT_TRANSLATE_NOOP(
+                "EngineLoad", "The remote request failed: {0}"), str(error)), None))
         with self._lock:
             self._streams.pop(request_id, None)
             self._calls.pop(request_id, None)

@@ -17,9 +17,11 @@ from app.core.engines.backends.remote_http import (
     open_event_stream,
 )
 from app.core.engines.base import EngineDeadError
+from app.core.engines.load_texts import said
 from app.core.engines.metrics import FinishReason, RequestMetrics
 from app.core.engines.requests import ChatRequest
 from app.core.engines.stream import RequestStream
+from app.core.util.translatable import QT_TRANSLATE_NOOP
 
 
 @dataclass(frozen=True)
@@ -94,7 +96,8 @@ class _Progress:
     def take(self, event: dict[str, Any], stream: RequestStream) -> None:
         """Apply one chunk: push its text, note finish reason and usage."""
         if "error" in event:
-            raise RemoteError(f"The server reported an error: {_event_error(event)}", None)
+            raise RemoteError(said(QT_TRANSLATE_NOOP(
+                "EngineLoad", "The server reported an error: {0}"), _event_error(event)), None)
         for choice in event.get("choices") or ():
             delta = choice.get("delta") or {}
             text = delta.get("content")
@@ -177,6 +180,8 @@ def _stream_failure(endpoint: RemoteEndpoint, error: BaseException, progress: _P
     if isinstance(error, RemoteError) and (error.status is not None or progress.first_token_at is None):
         return error
     return EngineDeadError(
-        f"The connection to the server at {endpoint.url} was lost during the answer ({error}).",
-        "The text so far is kept; send the message again when the server is back.",
+        said(QT_TRANSLATE_NOOP("EngineLoad", "The connection to the server at {0} was lost during the answer ({1})."),
+             endpoint.url, str(error)),
+        said(QT_TRANSLATE_NOOP(
+            "EngineLoad", "The text so far is kept; send the message again when the server is back.")),
     )

@@ -305,8 +305,9 @@ class VllmEngine:
                 return str(tokenizer.apply_chat_template(conversation, tokenize=False, add_generation_prompt=True))
         except Exception as error:  # jinja2 errors, template raise_exception(...)
             raise ChatTemplateError(
-                f"The model's chat template failed: {error}",
-                "Check the order of roles (some models need user and assistant to alternate).",
+                said(QT_TRANSLATE_NOOP("EngineLoad", "The model's chat template failed: {0}"), str(error)),
+                said(QT_TRANSLATE_NOOP(
+                    "EngineLoad", "Check the order of roles (some models need user and assistant to alternate).")),
             ) from error
 
 

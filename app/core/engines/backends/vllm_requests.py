@@ -11,8 +11,10 @@ from typing import Any
 from app.core.engines.backends.vllm_loop import EngineLoopThread
 from app.core.engines.backends.vllm_memory import describe_exception_chain, exception_names
 from app.core.engines.base import EngineDeadError, EngineError
+from app.core.engines.load_texts import said
 from app.core.engines.metrics import FinishReason, RequestMetrics
 from app.core.engines.stream import RequestStream
+from app.core.util.translatable import QT_TRANSLATE_NOOP
 
 log = logging.getLogger(__name__)
 VLLM_DEAD_ERRORS = frozenset({"EngineDeadError"})
@@ -125,12 +127,17 @@ class RequestRunner:
         if VLLM_DEAD_ERRORS & exception_names(error):
             self._on_engine_dead("its engine process died")
             return EngineDeadError(
-                "The vLLM engine stopped working (its engine process died, for example out of memory).",
-                "The text so far is kept; load the model again (a smaller context or fewer parallel chats "
-                "if memory ran out) and send the message again.",
+                said(QT_TRANSLATE_NOOP(
+                    "EngineLoad",
+                    "The vLLM engine stopped working (its engine process died, for example out of memory).")),
+                said(QT_TRANSLATE_NOOP(
+                    "EngineLoad",
+                    "The text so far is kept; load the model again (a smaller context or fewer parallel chats "
+                    "if memory ran out) and send the message again.")),
             )
         log.warning("vLLM request failed: %s", detail)
-        return EngineError(f"vLLM could not answer: {detail[:300]}", "Try again, or reload the model.")
+        return EngineError(said(QT_TRANSLATE_NOOP("EngineLoad", "vLLM could not answer: {0}"), detail[:300]),
+                           said(QT_TRANSLATE_NOOP("EngineLoad", "Try again, or reload the model.")))
 
 
 def _finish_reason(vllm_reason: str | None) -> FinishReason:
