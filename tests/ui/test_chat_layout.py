@@ -1,5 +1,6 @@
 """The chat's layout on a wide window: long conversation titles are elided in the sidebar (no sideways
-scrolling, the whole title in the tooltip) and messages keep a readable width, centred."""
+scrolling, the whole title in the tooltip) and messages keep a readable width, centred; and in a 900x600
+window, with a conversation open, every control is whole (issue 15, item 8)."""
 
 from __future__ import annotations
 
@@ -8,9 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from PySide6.QtCore import QRect
 from PySide6.QtWidgets import QWidget
 
 from app.ui.chat.message_list import READING_WIDTH_PX
+from app.ui.i18n import LanguageSwitcher
 from tests.ui.chat_support import ChatWindows, chat_of, markdown_tokens
 
 pytestmark = pytest.mark.gui
@@ -62,3 +65,41 @@ def test_messages_keep_a_readable_width_centred_on_a_wide_window(
         right = viewport.width() - (left + widget.width())
         assert abs(left - right) <= 2, (left, right)  # centred
     screenshot(window, "chat-41-wide-window")
+
+
+def _whole_in(widget: QWidget, window: QWidget) -> bool:
+    """Shown, at least as wide as it asks to be at least, and inside the window."""
+    corner = widget.mapTo(window, widget.rect().topLeft())
+    inside = window.rect().contains(QRect(corner, widget.size()))
+    return widget.isVisible() and inside and widget.width() >= widget.minimumSizeHint().width()
+
+
+@pytest.mark.parametrize("language", ["en", "zh_CN"])
+def test_the_window_with_a_conversation_open_fits_900_by_600_with_every_control_whole(
+    qtbot: Any, chat_windows: ChatWindows, switcher: LanguageSwitcher, screenshot: Shot, language: str
+) -> None:
+    """It could not go below 996 px wide: a 200 px sidebar, the chat's notice and context line at their whole
+    text's width, and the knowledge dock's row of three buttons. Now the lines elide (whole in the tooltip),
+    the buttons wrap and the sidebar asks for less."""
+    window = chat_windows.open()
+    assert switcher.apply(language) == language
+    view, sidebar, store = chat_of(window)
+    conversation = store.create_conversation("Small window")
+    question = store.add_message(conversation.id, "user", "Tell me everything about the plan. " * 3, None)
+    store.add_message(conversation.id, "assistant", "".join(markdown_tokens(300)), question.id)
+    sidebar.refresh(select=conversation.id)
+    qtbot.waitUntil(lambda: len(view.messages.ordered_widgets()) == 2, timeout=WAIT_MS)
+    window.knowledge_dock.raise_()
+    window.resize(900, 600)
+    qtbot.waitUntil(lambda: window.width() == 900 and window.height() == 600, timeout=WAIT_MS)
+    least = window.minimumSizeHint()
+    assert least.width() <= 900 and least.height() <= 600, least
+    assert view.notice.isVisible()  # "No model is loaded", with its Load model… button
+    panel = window.knowledge_panel
+    essential = [view.composer, view.composer.send_button, view.knowledge_scope, view.notice.action_button,
+                 view.meter.bar, sidebar.search, panel.add_files_button, panel.add_folder_button,
+                 panel.reindex_button, panel.remove_button, panel.reveal_button, panel.table]
+    qtbot.waitUntil(lambda: all(_whole_in(widget, window) for widget in essential), timeout=WAIT_MS)
+    assert view.messages.viewport().width() >= 300  # room to read
+    assert view.meter.toolTip() and view.meter.label.text() == view.meter.toolTip()  # whole, if drawn elided
+    screenshot(window, f"window-900x600-conversation-{language}")

@@ -30,6 +30,7 @@ class ChatNotice(QFrame):
         self.label = QLabel(self)
         self.label.setObjectName("chatNoticeText")
         self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.label.setMinimumWidth(40)  # elided to the room it has: its text's width must not set the view's least
         self.kind = ""
         self.level = ""
         self.full_text = ""

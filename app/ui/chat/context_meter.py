@@ -46,7 +46,7 @@ class _Bar(QWidget):
         self.parts: dict[str, int] = {}
         self.total = 0
         self.overflow = False
-        self.setMinimumWidth(120)
+        self.setMinimumWidth(60)
         self.setFixedHeight(BAR_HEIGHT + 4)
 
     def sizeHint(self) -> QSize:
@@ -77,6 +77,21 @@ class _Bar(QWidget):
         painter.end()
 
 
+class _ElidedLabel(QLabel):
+    """A one-line label that may be narrower than its text: it draws the text elided (``text()`` stays whole)."""
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(min(40, super().minimumSizeHint().width()), super().minimumSizeHint().height())
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        room = self.contentsRect()
+        shown = self.fontMetrics().elidedText(self.text(), Qt.TextElideMode.ElideRight, room.width())
+        painter = QPainter(self)
+        self.style().drawItemText(painter, room, int(self.alignment()), self.palette(), self.isEnabled(), shown,
+                                  QPalette.ColorRole.WindowText)
+        painter.end()
+
+
 class ContextMeter(QWidget):
     """Shows a :class:`ContextBudget` (tooltip: every part in tokens), or a state line when there is none.
 
@@ -90,7 +105,7 @@ class ContextMeter(QWidget):
         super().__init__(parent)
         self.setObjectName("contextMeter")
         self.bar = _Bar(self)
-        self.label = QLabel(self)
+        self.label = _ElidedLabel(self)  # elided in a narrow window; the tooltip holds the whole line
         self.label.setObjectName("contextMeterLabel")
         self.label.setEnabled(False)
         layout = QHBoxLayout(self)

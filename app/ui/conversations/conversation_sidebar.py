@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from PySide6.QtCore import QPoint, Qt, QTimer, Signal
+from PySide6.QtCore import QPoint, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QInputDialog,
@@ -30,7 +30,10 @@ from app.ui.icons import themed_icon
 SEARCH_DELAY_MS = 200
 SEARCH_LANE = "conversation-search"
 LIST_LANE = "conversation-list"
-SIDEBAR_MIN_WIDTH = 200
+SIDEBAR_MIN_WIDTH = 160
+"""Titles are elided; narrower than this the search field and New chat button would be cut."""
+SIDEBAR_WIDTH = 220
+"""The width it asks for (a 900 px window leaves the chat and the docks the rest)."""
 
 
 class ConversationSidebar(QWidget):
@@ -96,6 +99,9 @@ class ConversationSidebar(QWidget):
         layout.addWidget(self.search)
         layout.addWidget(self.list, 1)
         follow_language(self, self.retranslate_ui)
+
+    def sizeHint(self) -> QSize:
+        return QSize(SIDEBAR_WIDTH, super().sizeHint().height())
 
     def _action(self, slot: Callable[[], object],
                 shortcut: QKeySequence | QKeySequence.StandardKey | None) -> QAction:

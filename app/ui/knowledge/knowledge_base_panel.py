@@ -8,7 +8,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QEvent, QTimer, QUrl, Signal
 from PySide6.QtGui import QDesktopServices
-from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QMessageBox, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFileDialog, QLabel, QMessageBox, QPushButton, QVBoxLayout, QWidget
 
 from app.core.kb.catalog import DocumentRecord, DocumentStatus
 from app.core.kb.embedding_choice import EMBEDDING_MODELS_FOLDER, EmbeddingSelection
@@ -18,6 +18,7 @@ from app.core.models.hub import HubClient
 from app.core.services.embedding_download import start_embedding_download
 from app.core.services.indexing import IndexingJob
 from app.ui.bridge import Bridge
+from app.ui.chat.flow_layout import FlowLayout
 from app.ui.i18n import render
 from app.ui.icons import themed_icon
 from app.ui.job_watcher import JobWatcher
@@ -121,14 +122,13 @@ class KnowledgeBasePanel(QWidget):
         self._update_buttons()
 
     def _build_layout(self) -> None:
-        adding = QHBoxLayout()
+        # The button rows wrap in a narrow dock (a 900 px window): a row of three buttons set the dock's width.
+        adding = FlowLayout()
         adding.addWidget(self.add_files_button)
         adding.addWidget(self.add_folder_button)
-        adding.addStretch(1)
-        acting = QHBoxLayout()
+        acting = FlowLayout()
         for button in (self.reindex_button, self.remove_button, self.reveal_button):
             acting.addWidget(button)
-        acting.addStretch(1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 8, 8, 8)
         layout.setSpacing(6)
