@@ -1120,6 +1120,22 @@
         <translation>模型没有可用的对话模板；改用 ChatML。</translation>
     </message>
     <message>
+        <source>The chat request has no messages.</source>
+        <translation>对话请求中没有消息。</translation>
+    </message>
+    <message>
+        <source>Send at least one message.</source>
+        <translation>请至少发送一条消息。</translation>
+    </message>
+    <message>
+        <source>The prompt is {0} tokens long, but a chat&apos;s context holds only {1} tokens.</source>
+        <translation>提示长 {0} 个词元，但一个对话的上下文只能容纳 {1} 个词元。</translation>
+    </message>
+    <message>
+        <source>Shorten the conversation or raise the context length in Settings.</source>
+        <translation>请缩短对话，或在设置中提高上下文长度。</translation>
+    </message>
+    <message>
         <source>Model file not found: {0}</source>
         <translation>找不到模型文件：{0}</translation>
     </message>
@@ -1204,6 +1220,18 @@
         <translation>请降低上下文长度或并行对话数，或使用量化的 KV 缓存。</translation>
     </message>
     <message>
+        <source>Unknown KV cache type {0} for llama.cpp.</source>
+        <translation>llama.cpp 不认识 KV 缓存类型 {0}。</translation>
+    </message>
+    <message>
+        <source>Choose one of: {0}.</source>
+        <translation>请从以下选项中选择：{0}。</translation>
+    </message>
+    <message>
+        <source>A {0} KV cache needs flash attention, but it is set to off.</source>
+        <translation>{0} 类型的 KV 缓存需要 Flash Attention，但它被设为关闭。</translation>
+    </message>
+    <message>
         <source>Loading weights</source>
         <translation>正在加载权重</translation>
     </message>
@@ -1246,6 +1274,18 @@
     <message>
         <source>Warming up</source>
         <translation>正在预热</translation>
+    </message>
+    <message>
+        <source>Load the model again.</source>
+        <translation>请重新加载模型。</translation>
+    </message>
+    <message>
+        <source>The llama.cpp engine has stopped.</source>
+        <translation>llama.cpp 引擎已停止。</translation>
+    </message>
+    <message>
+        <source>The {0} engine is not available in this version of UniDesk.</source>
+        <translation>此版本的 UniDesk 中没有 {0} 引擎。</translation>
     </message>
     <message>
         <source>Out of memory with {0} tokens × {1} chats; retried with a smaller setting.</source>
@@ -1518,6 +1558,18 @@
     <message>
         <source>The model file&apos;s template may be broken; try another build of the model.</source>
         <translation>模型文件中的模板可能已损坏；请尝试该模型的其他构建版本。</translation>
+    </message>
+    <message>
+        <source>The llama.cpp engine stopped: {0}</source>
+        <translation>llama.cpp 引擎已停止：{0}</translation>
+    </message>
+    <message>
+        <source>llama.cpp failed to decode (code {0}).</source>
+        <translation>llama.cpp 解码失败（代码 {0}）。</translation>
+    </message>
+    <message>
+        <source>Try again with a shorter chat.</source>
+        <translation>请用较短的对话重试。</translation>
     </message>
 </context>
 <context>

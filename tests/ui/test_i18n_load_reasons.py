@@ -13,11 +13,12 @@ from typing import Any
 import pytest
 from PySide6.QtWidgets import QApplication, QToolTip, QWidget
 
+from app.core.engines.backends.llamacpp import LlamaCppEngine
 from app.core.engines.backends.remote import RemoteEngine
 from app.core.engines.backends.vllm import _load_error
-from app.core.engines.base import EngineConfig, ModelLoadError, RemoteTarget
+from app.core.engines.base import EngineConfig, EngineError, ModelLoadError, RemoteTarget
 from app.core.engines.chat_template import ChatTemplate, ChatTemplateError
-from app.core.engines.requests import ChatMessage
+from app.core.engines.requests import ChatMessage, ChatRequest
 from app.core.planner import read_model_metadata
 from app.core.planner.errors import ModelMetadataError
 from app.ui.i18n import LanguageSwitcher, render
@@ -168,3 +169,20 @@ def test_a_chat_template_that_refuses_the_conversation_is_said_in_chinese(switch
     assert shown.startswith("模型的对话模板拒绝了这段对话：Conversation roles must alternate")
     assert shown.endswith("请检查角色顺序（有些模型要求用户和助手交替发言）。")
     assert_chinese(shown, caught.value)
+
+
+def test_a_prompt_longer_than_the_context_is_refused_in_chinese(switcher: LanguageSwitcher, tiny_gguf: Path) -> None:
+    engine = LlamaCppEngine()
+    engine.load(EngineConfig(tiny_gguf, 64, threads=1, warm_up=False))
+    try:
+        stream = engine.submit(ChatRequest((ChatMessage("user", "word " * 200),)))
+        assert stream.wait(60)
+        error = stream.error
+    finally:
+        engine.unload()
+    assert isinstance(error, EngineError) and "tokens long, but a chat's context holds only" in str(error)
+
+    shown = in_chinese(switcher, error)
+
+    assert shown.startswith("提示长 ") and shown.endswith("请缩短对话，或在设置中提高上下文长度。")
+    assert_chinese(shown, error)

@@ -17,3 +17,13 @@ def warming_up() -> Text:
     """The step after the weights and cache are in place: a first short request, before the model counts as ready."""
     return said(QT_TRANSLATE_NOOP("EngineLoad", "Warming up"))
 
+
+
+def load_again() -> Text:
+    """The hint after the engine stopped."""
+    return said(QT_TRANSLATE_NOOP("EngineLoad", "Load the model again."))
+
+
+def llamacpp_stopped() -> Text:
+    """The llama.cpp engine's thread has ended (a request cannot be served)."""
+    return said(QT_TRANSLATE_NOOP("EngineLoad", "The llama.cpp engine has stopped."))

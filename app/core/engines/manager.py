@@ -75,7 +75,8 @@ def default_engine_factory(backend: BackendName) -> Engine:
         from app.core.engines.backends.remote import RemoteEngine
 
         return RemoteEngine()
-    raise ModelLoadError(f"The {backend} engine is not available in this version of UniDesk.", cause="unsupported")
+    raise ModelLoadError(said(QT_TRANSLATE_NOOP("EngineLoad", "The {0} engine is not available in this version of "
+                                                              "UniDesk."), backend), cause="unsupported")
 
 
 def smaller_request(request: PlanRequest) -> PlanRequest | None:

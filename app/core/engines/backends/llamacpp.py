@@ -30,7 +30,7 @@ from app.core.engines.base import (
     ProgressCallback,
 )
 from app.core.engines.chat_template import ChatTemplate
-from app.core.engines.load_texts import said
+from app.core.engines.load_texts import llamacpp_stopped, load_again, said
 from app.core.engines.metrics import EngineMetrics, RequestMetrics
 from app.core.engines.requests import ChatMessage, ChatRequest, SamplingParams
 from app.core.engines.stream import RequestStream
@@ -136,7 +136,7 @@ class LlamaCppEngine:
         if scheduler is None or template is None:
             raise NoModelLoadedError()
         if not scheduler.alive:
-            raise EngineDeadError("The llama.cpp engine has stopped.", "Load the model again.")
+            raise EngineDeadError(llamacpp_stopped(), load_again())
         return scheduler, template
 
     def warm_up(self) -> None:
@@ -168,7 +168,8 @@ class LlamaCppEngine:
         submitted_at = time.perf_counter()
         try:
             if not request.messages:
-                raise EngineError("The chat request has no messages.", "Send at least one message.")
+                raise EngineError(said(QT_TRANSLATE_NOOP("EngineLoad", "The chat request has no messages.")),
+                                  said(QT_TRANSLATE_NOOP("EngineLoad", "Send at least one message.")))
             prompt_tokens = scheduler.tokenizer.tokenize_prompt(template.render(request.messages))
         except EngineError as error:
             stream.finish("error", RequestMetrics(finish_reason="error"), error)
@@ -176,15 +177,18 @@ class LlamaCppEngine:
         limit = scheduler.context_limit
         if len(prompt_tokens) >= limit:
             too_long = EngineError(
-                f"The prompt is {len(prompt_tokens)} tokens long, but a chat's context holds only {limit} tokens.",
-                "Shorten the conversation or raise the context length in Settings.",
+                said(QT_TRANSLATE_NOOP(
+                    "EngineLoad", "The prompt is {0} tokens long, but a chat's context holds only {1} tokens."),
+                    len(prompt_tokens), limit),
+                said(QT_TRANSLATE_NOOP(
+                    "EngineLoad", "Shorten the conversation or raise the context length in Settings.")),
             )
             metrics = RequestMetrics(prompt_tokens=len(prompt_tokens), finish_reason="error")
             stream.finish("error", metrics, too_long)
             return stream
         scheduler.submit(PendingRequest(request, stream, prompt_tokens, submitted_at))
         if not scheduler.alive:
-            dead = EngineDeadError("The llama.cpp engine has stopped.", "Load the model again.")
+            dead = EngineDeadError(llamacpp_stopped(), load_again())
             stream.finish("error", RequestMetrics(finish_reason="error"), dead)
         return stream
 

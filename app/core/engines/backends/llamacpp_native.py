@@ -272,13 +272,15 @@ def classify_context_failure(config: EngineConfig, lines: list[str]) -> ModelLoa
 def _validate_config(config: EngineConfig) -> None:
     if config.kv_cache_dtype not in KV_CACHE_TYPES:
         raise ModelLoadError(
-            f"Unknown KV cache type {config.kv_cache_dtype!r} for llama.cpp.",
-            f"Choose one of: {', '.join(sorted(KV_CACHE_TYPES))}.",
+            said(QT_TRANSLATE_NOOP(
+                "EngineLoad", "Unknown KV cache type {0} for llama.cpp."), repr(config.kv_cache_dtype)),
+            said(QT_TRANSLATE_NOOP("EngineLoad", "Choose one of: {0}."), ", ".join(sorted(KV_CACHE_TYPES))),
         )
     if config.kv_cache_dtype in QUANTIZED_KV_TYPES and config.flash_attention == "off":
         raise ModelLoadError(
-            f"A {config.kv_cache_dtype} KV cache needs flash attention, but it is set to off.",
-            "Set flash attention to auto or on, or use an f16 KV cache.",
+            said(QT_TRANSLATE_NOOP(
+                "EngineLoad", "A {0} KV cache needs flash attention, but it is set to off."), config.kv_cache_dtype),
+            said(QT_TRANSLATE_NOOP("EngineLoad", "Set flash attention to auto or on, or use an f16 KV cache.")),
         )
 
 

@@ -20,8 +20,10 @@ from app.core.engines.backends.llamacpp_stats import EngineTotals, ThroughputWin
 from app.core.engines.backends.llamacpp_tokens import NativeTokenizer
 from app.core.engines.backends.llamacpp_topk import TopKSampling, sample_top_k
 from app.core.engines.base import EngineDeadError, EngineError
+from app.core.engines.load_texts import llamacpp_stopped, load_again, said
 from app.core.engines.metrics import EngineMetrics, FinishReason, RequestMetrics
 from app.core.engines.stream import RequestStream
+from app.core.util.translatable import QT_TRANSLATE_NOOP
 
 LOGGER = logging.getLogger(__name__)
 PUBLISH_INTERVAL_S = 0.25
@@ -98,13 +100,13 @@ class BatchScheduler:
     def call(self, function: Callable[[], Any], timeout: float | None = None) -> Any:
         """Run ``function`` on the engine thread between steps and return its result."""
         if not self.alive:
-            raise EngineDeadError("The llama.cpp engine has stopped.", "Load the model again.")
+            raise EngineDeadError(llamacpp_stopped(), load_again())
         future: Future[Any] = Future()
         self._post(_Call(function, future))
         try:
             return future.result(timeout)
         except CancelledError:
-            raise EngineDeadError("The llama.cpp engine stopped.", "Load the model again.") from None
+            raise EngineDeadError(llamacpp_stopped(), load_again()) from None
 
     def snapshot(self) -> EngineMetrics:
         """The latest published metrics (refreshed a few times a second while busy)."""
@@ -120,7 +122,8 @@ class BatchScheduler:
         except BaseException as error:
             LOGGER.exception("The llama.cpp engine thread failed")
             self.alive = False
-            dead = EngineDeadError(f"The llama.cpp engine stopped: {error}", "Load the model again.")
+            stopped = said(QT_TRANSLATE_NOOP("EngineLoad", "The llama.cpp engine stopped: {0}"), str(error))
+            dead = EngineDeadError(stopped, load_again())
             self._end_everything("error", dead)
         finally:
             self.alive = False
@@ -395,7 +398,8 @@ class BatchScheduler:
         LOGGER.error("llama_decode returned %d", result)
         self._unshown.clear()
         now = time.perf_counter()
-        error = EngineError(f"llama.cpp failed to decode (code {result}).", "Try again with a shorter chat.")
+        error = EngineError(said(QT_TRANSLATE_NOOP("EngineLoad", "llama.cpp failed to decode (code {0})."), result),
+                            said(QT_TRANSLATE_NOOP("EngineLoad", "Try again with a shorter chat.")))
         for active in (*self._decoding, *self._prefilling):
             self._library.llama_memory_seq_rm(self.native.memory, active.seq_id, -1, -1)
             self._slots.forget(active.slot)
