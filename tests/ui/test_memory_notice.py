@@ -120,6 +120,7 @@ def test_a_card_filled_by_another_program_is_named_as_the_reason_in_both_languag
     switcher.apply("zh_CN")
     qtbot.waitUntil(lambda: CARD in bar.label.text() and "GPU 显存" in bar.label.text(), timeout=10_000)
     assert "新的请求已暂停" in bar.label.text() and "GPU memory" not in bar.label.text()
+    assert "安全余量。请关闭" in bar.label.text()  # reason and hint joined without an ASCII space after "。"
     assert bar.unload_button.text() != "Unload the model"
     screenshot(window, "memory-guardian-gpu-paused-zh")
 
