@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.core.engines.backends.llamacpp_batch import LogitRows, NativeBatch
+from app.core.engines.backends.llamacpp_chains import ParallelChains, idle_cores
 from app.core.engines.backends.llamacpp_native import NativeModel
 from app.core.engines.backends.llamacpp_requests import ActiveRequest, PendingRequest, unstarted_metrics
 from app.core.engines.backends.llamacpp_sampling import SamplerChain
@@ -65,6 +66,8 @@ class BatchScheduler:
         self._library = native.library
         self._batch = NativeBatch(self._library, native.n_batch)
         self._logits = LogitRows(self._library, native.context, native.n_vocab)
+        threads = int(self._library.llama_n_threads(native.context))
+        self._chains = ParallelChains(self._library, native.n_vocab, idle_cores(threads, native.offloaded))
         self._text_during_decode = native.offloaded
         self._unshown: list[ActiveRequest] = []
         self._slots = SlotTable(native.n_seq_max)
@@ -128,6 +131,7 @@ class BatchScheduler:
         finally:
             self.alive = False
             self._end_everything("cancelled", None)
+            self._chains.close()
             self.tokenizer.close()
             self.native.free()
 
@@ -326,7 +330,7 @@ class BatchScheduler:
     def _mixed_tokens(self, outputs: list[tuple[int, ActiveRequest]]) -> list[int]:
         """Tokens of a step where not every chat is greedy (-1 for chats already done): greedy chats
         with one argmax, top-k chats with one numpy pass (``llamacpp_topk``), the rest with their
-        own llama.cpp chain.
+        own llama.cpp chain (several at once on idle cores, ``llamacpp_chains``).
         """
         greedy_rows: list[int] = []
         top_k_rows: list[int] = []
@@ -354,6 +358,11 @@ class BatchScheduler:
             sampled = sample_top_k(self._logits.matrix(rows), picked, top_k_settings, draws)
             for row, token in zip(top_k_rows, sampled, strict=True):
                 tokens[row] = token
+        if self._chains.pays(len(chained)):
+            jobs = [(row, active.sampler_pointer) for row, _index, active in chained]
+            for (row, _chain), token in zip(jobs, self._chains.sample(self._logits.matrix(rows), jobs), strict=True):
+                tokens[row] = token
+            return tokens
         sample = self._library.llama_sampler_sample
         context = self.native.context
         for row, index, active in chained:

@@ -1,0 +1,93 @@
+"""llama.cpp sampler chains of several chats run at once on helper threads (idle cores).
+
+Chats the vectorised paths cannot take (no top-k, as the HTTP API asks; a repetition penalty) are
+sampled by their own llama.cpp chain, which walks the whole vocabulary: ~0.5 ms per chat for 152k
+tokens. ctypes releases the GIL during the call, so chains of different chats can run on different
+cores. The helpers never touch the llama.cpp context: each applies its chats' chains
+(``llama_sampler_apply``) to its own candidate array filled from the step's logits matrix (already
+read, so synchronised, by the engine thread), then lets the chain accept the token, which is what
+``llama_sampler_sample`` does, on the same candidates, so the tokens are the same as one call per chat.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any
+
+MAX_HELPERS = 7
+"""At most this many helper threads (with the engine thread, 8 chains at once)."""
+MIN_VOCAB = 16_384
+"""Smaller vocabularies take a few microseconds a chain: one call per chat on the engine thread."""
+
+
+def idle_cores(threads: int, offloaded: bool) -> int:
+    """Cores left for helpers: the usable cores less the engine thread and, on the CPU, llama.cpp's
+    threads (their spinning team would fight helpers); at most :data:`MAX_HELPERS`.
+    """
+    try:
+        usable = len(os.sched_getaffinity(0))
+    except AttributeError:  # macOS, Windows
+        usable = os.cpu_count() or 1
+    return max(0, min(MAX_HELPERS, usable - 1 - (0 if offloaded else threads)))
+
+
+class ParallelChains:
+    """Samples chats with their llama.cpp chains, spread over ``helpers`` threads and the caller."""
+
+    def __init__(self, library: Any, n_vocab: int, helpers: int) -> None:
+        self._library = library
+        self._n_vocab = n_vocab
+        self.helpers = helpers if n_vocab >= MIN_VOCAB else 0
+        self._pool = ThreadPoolExecutor(self.helpers, "llamacpp-sampling") if self.helpers else None
+        self._buffers: list[Any] = []
+        self._template: Any = None
+
+    def pays(self, chats: int) -> bool:
+        """Whether ``chats`` chains are worth spreading (there are helpers and more than one chat)."""
+        return self._pool is not None and chats > 1
+
+    def sample(self, matrix: Any, jobs: Sequence[tuple[int, Any]]) -> list[int]:
+        """The token of each ``(row of matrix, chain pointer)`` job, in order."""
+        import numpy as np
+
+        parts = min(len(jobs), self.helpers + 1)
+        if self._template is None:
+            self._template = np.zeros(self._n_vocab, dtype=[("id", "<i4"), ("logit", "<f4"), ("p", "<f4")])
+            self._template["id"] = np.arange(self._n_vocab, dtype=np.int32)
+        while len(self._buffers) < parts:
+            self._buffers.append(np.empty_like(self._template))
+        shares = [list(jobs[part::parts]) for part in range(parts)]
+        assert self._pool is not None
+        futures: list[Future[list[int]]] = [
+            self._pool.submit(self._run, matrix, shares[part], self._buffers[part]) for part in range(1, parts)
+        ]
+        results = [self._run(matrix, shares[0], self._buffers[0]), *(future.result() for future in futures)]
+        tokens = [0] * len(jobs)
+        for part, share_tokens in enumerate(results):
+            tokens[part::parts] = share_tokens
+        return tokens
+
+    def _run(self, matrix: Any, jobs: list[tuple[int, Any]], buffer: Any) -> list[int]:
+        library = self._library
+        data = buffer.ctypes.data_as(ctypes.POINTER(library.llama_token_data))
+        tokens = []
+        for row, chain in jobs:
+            buffer[...] = self._template
+            buffer["logit"] = matrix[row]
+            candidates = library.llama_token_data_array(data, self._n_vocab, -1, False)
+            library.llama_sampler_apply(chain, ctypes.byref(candidates))
+            if not 0 <= candidates.selected < candidates.size:
+                raise RuntimeError(f"a llama.cpp sampler chain selected no token (row {row})")
+            token = int(candidates.data[candidates.selected].id)
+            library.llama_sampler_accept(chain, token)
+            tokens.append(token)
+        return tokens
+
+    def close(self) -> None:
+        """Stop the helper threads (waits for none: call between steps)."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=False)
+            self._pool = None
