@@ -366,6 +366,134 @@
         <source>Shorten the question, or raise the context length in Settings and reload the model.</source>
         <translation>请缩短问题，或在“设置”中调高上下文长度并重新加载模型。</translation>
     </message>
+    <message>
+        <source>The conversation could not be written to {0}: {1}.</source>
+        <translation>无法把对话写入 {0}：{1}。</translation>
+    </message>
+    <message>
+        <source>Choose another folder or file name.</source>
+        <translation>请选择其他文件夹或文件名。</translation>
+    </message>
+    <message>
+        <source>{0} could not be read: {1}.</source>
+        <translation>无法读取 {0}：{1}。</translation>
+    </message>
+    <message>
+        <source>Check the file and try again.</source>
+        <translation>请检查该文件后重试。</translation>
+    </message>
+    <message>
+        <source>{0} is not a UniDesk conversation export: it is not JSON text ({1}).</source>
+        <translation>{0} 不是 UniDesk 导出的对话：它不是 JSON 文本（{1}）。</translation>
+    </message>
+    <message>
+        <source>Choose a .json file exported from UniDesk.</source>
+        <translation>请选择从 UniDesk 导出的 .json 文件。</translation>
+    </message>
+    <message>
+        <source>This is not a UniDesk conversation export: {0}.</source>
+        <translation>这不是 UniDesk 导出的对话：{0}。</translation>
+    </message>
+    <message>
+        <source>the file does not hold a JSON object</source>
+        <translation>文件中不是 JSON 对象</translation>
+    </message>
+    <message>
+        <source>its format field is missing or different</source>
+        <translation>它的 format 字段缺失或不同</translation>
+    </message>
+    <message>
+        <source>it comes from a newer UniDesk</source>
+        <translation>它来自更新版本的 UniDesk</translation>
+    </message>
+    <message>
+        <source>it has no conversation</source>
+        <translation>其中没有对话</translation>
+    </message>
+    <message>
+        <source>it has no message list</source>
+        <translation>其中没有消息列表</translation>
+    </message>
+    <message>
+        <source>This conversation export has a damaged message ({0}).</source>
+        <translation>此对话导出文件中有一条消息已损坏（{0}）。</translation>
+    </message>
+    <message>
+        <source>Export the conversation again.</source>
+        <translation>请重新导出该对话。</translation>
+    </message>
+    <message>
+        <source>message {0} appears twice</source>
+        <translation>消息 {0} 出现了两次</translation>
+    </message>
+    <message>
+        <source>message {0} answers a message that comes later or is missing</source>
+        <translation>消息 {0} 回复的消息在其后面或已缺失</translation>
+    </message>
+    <message>
+        <source>A system prompt preset needs a name.</source>
+        <translation>系统提示词预设需要一个名称。</translation>
+    </message>
+    <message>
+        <source>Type a name for it.</source>
+        <translation>请为它输入名称。</translation>
+    </message>
+    <message>
+        <source>Built-in system prompt presets cannot be deleted.</source>
+        <translation>内置的系统提示词预设不能删除。</translation>
+    </message>
+    <message>
+        <source>Edit its text instead.</source>
+        <translation>可以改为编辑它的文字。</translation>
+    </message>
+    <message>
+        <source>The message is empty.</source>
+        <translation>消息是空的。</translation>
+    </message>
+    <message>
+        <source>Type a question first.</source>
+        <translation>请先输入问题。</translation>
+    </message>
+    <message>
+        <source>Only your own messages can be edited.</source>
+        <translation>只能编辑你自己的消息。</translation>
+    </message>
+    <message>
+        <source>Pick one of your questions.</source>
+        <translation>请选择你的某个问题。</translation>
+    </message>
+    <message>
+        <source>This answer is complete.</source>
+        <translation>这个回答已经完整。</translation>
+    </message>
+    <message>
+        <source>Regenerate it for a different answer.</source>
+        <translation>如需不同的回答，请重新生成。</translation>
+    </message>
+    <message>
+        <source>Only answers can be regenerated or continued.</source>
+        <translation>只有回答才能重新生成或继续。</translation>
+    </message>
+    <message>
+        <source>Pick an answer of the assistant.</source>
+        <translation>请选择助手的某个回答。</translation>
+    </message>
+    <message>
+        <source>This answer does not follow a question.</source>
+        <translation>这个回答前面没有问题。</translation>
+    </message>
+    <message>
+        <source>Ask the question again.</source>
+        <translation>请重新提问。</translation>
+    </message>
+    <message>
+        <source>The answer is too long to continue: it no longer fits in the {0}-token context with room for more.</source>
+        <translation>回答太长，无法继续：它已放不进 {0} 词元的上下文，没有继续生成的空间。</translation>
+    </message>
+    <message>
+        <source>Regenerate it, or raise the context length in Settings and reload the model.</source>
+        <translation>请重新生成，或在设置中提高上下文长度并重新加载模型。</translation>
+    </message>
 </context>
 <context>
     <name>ChatNotice</name>

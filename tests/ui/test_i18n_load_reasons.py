@@ -1,6 +1,7 @@
-"""Why a model did not load, and the notes on a loaded one, speak Chinese in the Chinese window (issue 15, item 7):
-the remote server's and vLLM's reasons, damaged safetensors and GGUF files, and the status bar's tooltip
-("Threads: 1", "GPU layers: …") and its line; a reason and its hint are joined without an ASCII space after "。"."""
+"""Why a model did not load or answer, the notes on a loaded one, and why an import was refused speak Chinese in
+the Chinese window (issue 15, item 7): the remote server's, vLLM's and llama.cpp's reasons, damaged safetensors and
+GGUF files, the status bar's tooltip ("Threads: 1", "GPU layers: …") and line, a file that is no conversation
+export; a reason and its hint are joined without an ASCII space after "。"."""
 
 from __future__ import annotations
 
@@ -13,6 +14,9 @@ from typing import Any
 import pytest
 from PySide6.QtWidgets import QApplication, QToolTip, QWidget
 
+from app.core.chat.errors import ImportFormatError
+from app.core.chat.export import import_from_file
+from app.core.chat.store import ConversationStore
 from app.core.engines.backends.llamacpp import LlamaCppEngine
 from app.core.engines.backends.remote import RemoteEngine
 from app.core.engines.backends.vllm import _load_error
@@ -186,3 +190,20 @@ def test_a_prompt_longer_than_the_context_is_refused_in_chinese(switcher: Langua
 
     assert shown.startswith("提示长 ") and shown.endswith("请缩短对话，或在设置中提高上下文长度。")
     assert_chinese(shown, error)
+
+
+@pytest.mark.parametrize(("content", "chinese"), [
+    (b"not json", "notes.json 不是 UniDesk 导出的对话：它不是 JSON 文本"),
+    (b'{"format": "something else"}', "这不是 UniDesk 导出的对话：它的 format 字段缺失或不同。"),
+])
+def test_a_file_that_is_no_conversation_export_is_refused_in_chinese(
+        switcher: LanguageSwitcher, tmp_path: Path, content: bytes, chinese: str) -> None:
+    path = tmp_path / "notes.json"
+    path.write_bytes(content)
+    with ConversationStore(tmp_path / "chat.db") as store, pytest.raises(ImportFormatError) as caught:
+        import_from_file(store, path)
+
+    shown = in_chinese(switcher, caught.value)
+
+    assert shown.startswith(chinese) and shown.endswith("请选择从 UniDesk 导出的 .json 文件。")
+    assert_chinese(shown, caught.value, "format", ".json")

@@ -13,6 +13,7 @@ from app.core.chat.errors import ChatError, ConversationNotFoundError, ImportFor
 from app.core.chat.records import Citation, Conversation, KnowledgeScope, Message
 from app.core.chat.rows import check_finish_reason, check_role
 from app.core.chat.store import ConversationStore, new_id
+from app.core.util.translatable import QT_TRANSLATE_NOOP, Text
 
 EXPORT_FORMAT = "unidesk-conversation"
 EXPORT_VERSION = 1
@@ -38,8 +39,9 @@ def export_to_file(store: ConversationStore, conversation_id: str, path: Path, e
         os.replace(temporary, path)
     except OSError as error:
         temporary.unlink(missing_ok=True)
-        raise ChatError(f"The conversation could not be written to {path}: {error.strerror or error}.",
-                        "Choose another folder or file name.") from error
+        raise ChatError(_said(QT_TRANSLATE_NOOP("ChatErrors", "The conversation could not be written to {0}: {1}."),
+                              str(path), str(error.strerror or error)),
+                        _said(QT_TRANSLATE_NOOP("ChatErrors", "Choose another folder or file name."))) from error
     return path
 
 
@@ -48,13 +50,15 @@ def import_from_file(store: ConversationStore, path: Path) -> Conversation:
     try:
         raw = path.read_bytes()
     except OSError as error:
-        raise ChatError(f"{path} could not be read: {error.strerror or error}.", "Check the file and try again.") \
-            from error
+        raise ChatError(_said(QT_TRANSLATE_NOOP("ChatErrors", "{0} could not be read: {1}."), str(path),
+                              str(error.strerror or error)),
+                        _said(QT_TRANSLATE_NOOP("ChatErrors", "Check the file and try again."))) from error
     try:
         document = json.loads(raw.decode("utf-8-sig"))
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise ImportFormatError(f"{path.name} is not a UniDesk conversation export: it is not JSON text ({error}).",
-                                "Choose a .json file exported from UniDesk.") from error
+        not_json = _said(QT_TRANSLATE_NOOP("ChatErrors", "{0} is not a UniDesk conversation export: it is not JSON "
+                                                         "text ({1})."), path.name, str(error))
+        raise ImportFormatError(not_json, _NOT_AN_EXPORT) from error
     return import_json(store, document)
 
 
@@ -135,21 +139,31 @@ def _renew_ids(conversation: Conversation, messages: list[Message]) -> tuple[Con
     )
 
 
+def _said(template: str, *args: object) -> Text:
+    """Why a file is no conversation export, or its hint: ``QT_TRANSLATE_NOOP("ChatErrors", ...)``."""
+    return Text("ChatErrors", template, args)
+
+
+_NOT_AN_EXPORT = _said(QT_TRANSLATE_NOOP("ChatErrors", "Choose a .json file exported from UniDesk."))
+
+
 def _require(condition: bool, what: str) -> None:
     if not condition:
-        raise ImportFormatError(f"This is not a UniDesk conversation export: {what}.",
-                                "Choose a .json file exported from UniDesk.")
+        problem = _said(QT_TRANSLATE_NOOP("ChatErrors", "This is not a UniDesk conversation export: {0}."), what)
+        raise ImportFormatError(problem, _NOT_AN_EXPORT)
 
 
 def _parse(document: Any) -> tuple[Conversation, list[Message], dict[str, str] | None]:
-    _require(isinstance(document, dict), "the file does not hold a JSON object")
-    _require(document.get("format") == EXPORT_FORMAT, "its format field is missing or different")
+    _require(isinstance(document, dict), _said(QT_TRANSLATE_NOOP("ChatErrors", "the file does not hold a JSON object")))
+    _require(document.get("format") == EXPORT_FORMAT,
+             _said(QT_TRANSLATE_NOOP("ChatErrors", "its format field is missing or different")))
     _require(isinstance(document.get("version"), int) and document["version"] <= EXPORT_VERSION,
-             "it comes from a newer UniDesk")
+             _said(QT_TRANSLATE_NOOP("ChatErrors", "it comes from a newer UniDesk")))
     head = document.get("conversation")
-    _require(isinstance(head, dict) and isinstance(head.get("id"), str), "it has no conversation")
+    _require(isinstance(head, dict) and isinstance(head.get("id"), str),
+             _said(QT_TRANSLATE_NOOP("ChatErrors", "it has no conversation")))
     raw_messages = document.get("messages")
-    _require(isinstance(raw_messages, list), "it has no message list")
+    _require(isinstance(raw_messages, list), _said(QT_TRANSLATE_NOOP("ChatErrors", "it has no message list")))
     preset = head.get("preset")
     preset_fields = None
     if isinstance(preset, dict) and isinstance(preset.get("id"), str):
@@ -167,11 +181,15 @@ def _parse(document: Any) -> tuple[Conversation, list[Message], dict[str, str] |
         try:
             message = _parse_message(item, conversation.id)
         except (KeyError, TypeError, ValueError) as error:
-            raise ImportFormatError(f"This conversation export has a damaged message ({error}).",
-                                    "Export the conversation again.") from error
-        _require(message.id not in seen, f"message {message.id} appears twice")
+            damaged = _said(QT_TRANSLATE_NOOP("ChatErrors", "This conversation export has a damaged message ({0})."),
+                            str(error))
+            raise ImportFormatError(damaged, _said(QT_TRANSLATE_NOOP("ChatErrors", "Export the conversation again."))) \
+                from error
+        _require(message.id not in seen,
+                 _said(QT_TRANSLATE_NOOP("ChatErrors", "message {0} appears twice"), message.id))
         _require(message.parent_id is None or message.parent_id in seen,
-                 f"message {message.id} answers a message that comes later or is missing")
+                 _said(QT_TRANSLATE_NOOP("ChatErrors", "message {0} answers a message that comes later or is missing"),
+                       message.id))
         seen.add(message.id)
         messages.append(message)
     if conversation.current_leaf_id not in seen:

@@ -8,6 +8,7 @@ from app.core.chat.database import DEFAULT_SYSTEM_PROMPT
 from app.core.chat.errors import ChatError, ConversationNotFoundError
 from app.core.chat.records import DEFAULT_PRESET_ID, SystemPreset
 from app.core.chat.rows import preset_from_row
+from app.core.util.translatable import QT_TRANSLATE_NOOP, Text
 
 _COLUMNS = "id, name, text, builtin, created_at"
 
@@ -27,7 +28,8 @@ def get_preset(connection: sqlite3.Connection, preset_id: str) -> SystemPreset:
 
 def _check_name(name: str) -> str:
     if not name.strip():
-        raise ChatError("A system prompt preset needs a name.", "Type a name for it.")
+        raise ChatError(Text("ChatErrors", QT_TRANSLATE_NOOP("ChatErrors", "A system prompt preset needs a name.")),
+                        Text("ChatErrors", QT_TRANSLATE_NOOP("ChatErrors", "Type a name for it.")))
     return name.strip()
 
 
@@ -49,7 +51,9 @@ def update_preset(connection: sqlite3.Connection, preset_id: str, name: str | No
 
 def delete_preset(connection: sqlite3.Connection, preset_id: str) -> None:
     if get_preset(connection, preset_id).builtin:
-        raise ChatError("Built-in system prompt presets cannot be deleted.", "Edit its text instead.")
+        raise ChatError(Text("ChatErrors", QT_TRANSLATE_NOOP(
+            "ChatErrors", "Built-in system prompt presets cannot be deleted.")),
+                        Text("ChatErrors", QT_TRANSLATE_NOOP("ChatErrors", "Edit its text instead.")))
     connection.execute("DELETE FROM presets WHERE id = ?", (preset_id,))
 
 

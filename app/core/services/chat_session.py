@@ -12,6 +12,17 @@ from app.core.chat.store import ConversationStore
 from app.core.engines.requests import SamplingParams
 from app.core.services.answer_job import SAVE_INTERVAL_S, AnswerJob, AnswerResult
 from app.core.services.answering import Answerer, PreparedAnswer
+from app.core.util.translatable import QT_TRANSLATE_NOOP, Text
+
+
+def _said(template: str, *args: object) -> Text:
+    """A chat refusal or its hint: ``template`` marked with ``QT_TRANSLATE_NOOP("ChatErrors", ...)``."""
+    return Text("ChatErrors", template, args)
+
+
+def _empty_message() -> ChatError:
+    return ChatError(_said(QT_TRANSLATE_NOOP("ChatErrors", "The message is empty.")),
+                     _said(QT_TRANSLATE_NOOP("ChatErrors", "Type a question first.")))
 
 
 @dataclass(frozen=True)
@@ -42,7 +53,7 @@ class ChatSession:
     def send(self, conversation_id: str, text: str, *, sampling: SamplingParams | None = None) -> AnswerJob:
         """Ask ``text`` after the branch on show."""
         if not text.strip():
-            raise ChatError("The message is empty.", "Type a question first.")
+            raise _empty_message()
         self.answerer.model_name()  # no model: fail now, before anything is written
         conversation = self.store.conversation(conversation_id)
         history = self.store.branch(conversation_id)
@@ -62,9 +73,10 @@ class ChatSession:
         """Ask an edited question in place of ``question_id``: a new branch from the same point."""
         original = self.store.message(question_id)
         if original.role != "user":
-            raise ChatError("Only your own messages can be edited.", "Pick one of your questions.")
+            raise ChatError(_said(QT_TRANSLATE_NOOP("ChatErrors", "Only your own messages can be edited.")),
+                            _said(QT_TRANSLATE_NOOP("ChatErrors", "Pick one of your questions.")))
         if not text.strip():
-            raise ChatError("The message is empty.", "Type a question first.")
+            raise _empty_message()
         self.answerer.model_name()
         history = self._history_before(original)
         question = self.store.add_message(original.conversation_id, "user", text, original.parent_id)
@@ -74,7 +86,8 @@ class ChatSession:
         """Append to an answer that was cut off (length limit, stopped, interrupted)."""
         answer = self.store.message(answer_id)
         if not answer.can_continue:
-            raise ChatError("This answer is complete.", "Regenerate it for a different answer.")
+            raise ChatError(_said(QT_TRANSLATE_NOOP("ChatErrors", "This answer is complete.")),
+                            _said(QT_TRANSLATE_NOOP("ChatErrors", "Regenerate it for a different answer.")))
         question = self._question_of(answer)
         self.answerer.model_name()
         self.store.select_branch(answer.conversation_id, answer.id)
@@ -93,10 +106,12 @@ class ChatSession:
     # ---- internals -------------------------------------------------------------------------
     def _question_of(self, answer: Message) -> Message:
         if answer.role != "assistant" or answer.parent_id is None:
-            raise ChatError("Only answers can be regenerated or continued.", "Pick an answer of the assistant.")
+            raise ChatError(_said(QT_TRANSLATE_NOOP("ChatErrors", "Only answers can be regenerated or continued.")),
+                            _said(QT_TRANSLATE_NOOP("ChatErrors", "Pick an answer of the assistant.")))
         question = self.store.message(answer.parent_id)
         if question.role != "user":
-            raise ChatError("This answer does not follow a question.", "Ask the question again.")
+            raise ChatError(_said(QT_TRANSLATE_NOOP("ChatErrors", "This answer does not follow a question.")),
+                            _said(QT_TRANSLATE_NOOP("ChatErrors", "Ask the question again.")))
         return question
 
     def _history_before(self, message: Message) -> list[Message]:
@@ -140,9 +155,10 @@ class ChatSession:
             if turn.prefix and (len(sent) < 2 or sent[-2] != PromptMessage("assistant", turn.prefix)):
                 budget = prepared.assembled.budget
                 raise ChatError(
-                    f"The answer is too long to continue: it no longer fits in the {budget.context}-token context "
-                    "with room for more.",
-                    "Regenerate it, or raise the context length in Settings and reload the model.",
+                    _said(QT_TRANSLATE_NOOP("ChatErrors", "The answer is too long to continue: it no longer fits in "
+                                                          "the {0}-token context with room for more."), budget.context),
+                    _said(QT_TRANSLATE_NOOP("ChatErrors", "Regenerate it, or raise the context length in Settings "
+                                                          "and reload the model.")),
                 )
             return prepared
 
