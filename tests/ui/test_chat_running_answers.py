@@ -134,7 +134,8 @@ def test_streaming_into_a_long_conversation_leaves_the_earlier_messages_alone(
         question = store.add_message(conversation.id, "user", "And the last one?", parent)
         answer = store.add_message(conversation.id, "assistant", "", question.id, finished=False)
         sidebar.refresh(select=conversation.id)
-        qtbot.waitUntil(lambda: view.messages.widget_for(answer.id) is not None, timeout=WAIT_MS)
+        qtbot.waitUntil(lambda: view.messages.widget_for(answer.id) is not None and not view.messages.building,
+                        timeout=WAIT_MS)  # the older messages are built a few per turn of the event loop
         earlier = view.messages.ordered_widgets()[:-1]
         assert len(earlier) == 41
         changes: list[str] = []

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from PySide6.QtCore import QRect, QSize, Qt, QUrl, Signal
+from PySide6.QtCore import QRect, QSize, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QLayout, QScrollArea, QVBoxLayout, QWidget
 
@@ -17,6 +17,10 @@ BOTTOM_SLACK_PX = 24
 READING_WIDTH_PX = 800
 """Messages are at most this wide, centred: longer lines are hard to read on a wide window."""
 SIDE_MARGIN_PX = 16
+FIRST_MESSAGES = 4
+"""Opening a conversation builds its newest messages at once (about a screenful) ..."""
+SLICE_MESSAGES = 3
+"""... and the older ones a few per turn of the event loop, newest first (each renders its Markdown)."""
 
 
 class _OneLineLabel(QLabel):
@@ -35,6 +39,10 @@ class MessageList(QScrollArea):
 
     The last message (the one an answer streams into) sits in the column on its own; the ones before it sit in
     one block (``earlier``), so a growing answer re-lays out three items a frame, however long the chat is.
+
+    Opening a long conversation builds its newest ``FIRST_MESSAGES`` widgets at once and the older ones
+    ``SLICE_MESSAGES`` per turn of the event loop, above them (``building`` until done), so the window keeps
+    drawing; a list scrolled away from the end stays on the same message while they arrive.
 
     Forwards the messages' signals (ids, citations, links) under the same names.
     """
@@ -81,7 +89,16 @@ class MessageList(QScrollArea):
         self.setWidget(self.content)
         self.widgets: dict[str, MessageWidget] = {}
         self._order: list[str] = []
+        self._entries: list[MessageEntry] = []
+        self._streamed: dict[str, str] = {}
+        self._cut_wanted: str | None = None
+        self._build_timer = QTimer(self)
+        self._build_timer.setInterval(0)
+        self._build_timer.timeout.connect(self._build_slice)
+        self.slices = 0
+        """Turns of the event loop that built older messages (tests and benchmarks read it)."""
         self._follow = True
+        self._last_maximum = 0
         self.verticalScrollBar().rangeChanged.connect(self._range_changed)
         self.verticalScrollBar().valueChanged.connect(self._value_changed)
         follow_language(self, self.retranslate_ui)
@@ -135,35 +152,70 @@ class MessageList(QScrollArea):
                      cut_before: str | None = None) -> None:
         """Show ``entries`` in order; ``streamed`` maps streaming message ids to the text written so far;
         ``cut_before``: the oldest message still sent to the model, when older ones were left out (a marker
-        line above it says so)."""
-        self._earlier_layout.removeWidget(self.cut_marker)
+        line above it says so). Messages not built yet are built newest first, a few per turn of the loop."""
+        self._entries, self._streamed, self._cut_wanted = list(entries), dict(streamed), cut_before
         wanted = [entry.message.id for entry in entries]
-        for message_id in [identifier for identifier in self._order if identifier not in wanted]:
+        kept = set(wanted)
+        for message_id in [identifier for identifier in self.widgets if identifier not in kept]:
             widget = self.widgets.pop(message_id)
             self._layout.removeWidget(widget)
             self._earlier_layout.removeWidget(widget)
             widget.deleteLater()
-        for index, entry in enumerate(entries):
-            text = streamed.get(entry.message.id)
+        for entry in entries:
             existing = self.widgets.get(entry.message.id)
-            if existing is None:
-                widget = MessageWidget(entry, self.content)
-                widget.update_entry(entry, text)
-                self._connect(widget)
-                self.widgets[entry.message.id] = widget
-            else:
-                widget = existing
-                widget.update_entry(entry, text)
-            last = index == len(entries) - 1
-            layout, position = (self._layout, 2) if last else (self._earlier_layout, index)  # 2: after hint, block
-            if layout.indexOf(widget) != position:
+            if existing is not None:
+                existing.update_entry(entry, streamed.get(entry.message.id))
+        self._order = wanted
+        missing = [entry for entry in entries if entry.message.id not in self.widgets]
+        for entry in missing[-FIRST_MESSAGES:]:
+            self._build(entry)
+        self._arrange()
+        self.empty_hint.setVisible(not entries)
+        if self.building:
+            self._build_timer.start()
+        else:
+            self._build_timer.stop()
+
+    @property
+    def building(self) -> bool:
+        """Some messages on show are not built yet."""
+        return len(self.widgets) < len(self._order)
+
+    def _build(self, entry: MessageEntry) -> None:
+        widget = MessageWidget(entry, self.content)
+        widget.update_entry(entry, self._streamed.get(entry.message.id))
+        self._connect(widget)
+        self.widgets[entry.message.id] = widget
+
+    def _build_slice(self) -> None:
+        """Build the newest few messages still missing (above those on show)."""
+        missing = [entry for entry in self._entries if entry.message.id not in self.widgets]
+        for entry in missing[-SLICE_MESSAGES:]:
+            self._build(entry)
+        self.slices += 1
+        self._arrange()
+        if not self.building:
+            self._build_timer.stop()
+
+    def _arrange(self) -> None:
+        """Put the built widgets in order: the last message in the column, the ones before it in ``earlier``."""
+        self._earlier_layout.removeWidget(self.cut_marker)
+        shown = [self.widgets[message_id] for message_id in self._order if message_id in self.widgets]
+        last_id = self._order[-1] if self._order else None
+        position = 0
+        for widget in shown:
+            last = widget.entry.message.id == last_id
+            layout, index = (self._layout, 2) if last else (self._earlier_layout, position)  # 2: after hint, block
+            if layout.indexOf(widget) != index:
                 self._layout.removeWidget(widget)
                 self._earlier_layout.removeWidget(widget)
-                layout.insertWidget(position, widget)
-        self._order = wanted
-        self.empty_hint.setVisible(not entries)
-        self.earlier.setVisible(len(entries) > 1)
-        self._place_cut_marker(cut_before if cut_before in self.widgets and cut_before != wanted[0] else None)
+                layout.insertWidget(index, widget)
+            if not last:
+                position += 1
+        self.earlier.setVisible(any(widget.entry.message.id != last_id for widget in shown))
+        cut_before = self._cut_wanted
+        first = self._order[0] if self._order else None
+        self._place_cut_marker(cut_before if cut_before in self.widgets and cut_before != first else None)
 
     def _place_cut_marker(self, cut_before: str | None) -> None:
         self.cut_before = cut_before
@@ -177,7 +229,8 @@ class MessageList(QScrollArea):
         return self.widgets.get(message_id)
 
     def ordered_widgets(self) -> list[MessageWidget]:
-        return [self.widgets[message_id] for message_id in self._order]
+        """The messages built so far, in order (all of them once ``building`` is False)."""
+        return [self.widgets[message_id] for message_id in self._order if message_id in self.widgets]
 
     def append(self, message_id: str, piece: str) -> bool:
         """Append streamed text to a message on show; False if it is not on show."""
@@ -202,8 +255,12 @@ class MessageList(QScrollArea):
         widget.link_activated.connect(self.link_activated)
 
     def _range_changed(self, _minimum: int, maximum: int) -> None:
+        bar = self.verticalScrollBar()
         if self._follow:
-            self.verticalScrollBar().setValue(maximum)
+            bar.setValue(maximum)
+        elif self.building and maximum > self._last_maximum:  # older messages arrived above: stay on the same one
+            bar.setValue(bar.value() + maximum - self._last_maximum)
+        self._last_maximum = maximum
 
     def _value_changed(self, value: int) -> None:
         self._follow = value >= self.verticalScrollBar().maximum() - BOTTOM_SLACK_PX
