@@ -2452,6 +2452,21 @@
     </message>
 </context>
 <context>
+    <name>LocalApi</name>
+    <message>
+        <source>Port {0} on {1} is already in use.</source>
+        <translation>{1} 上的端口 {0} 已被占用。</translation>
+    </message>
+    <message>
+        <source>Choose another port (unidesk serve --port N, or api.port in Settings).</source>
+        <translation>请选择其他端口（unidesk serve --port N，或设置中的 api.port）。</translation>
+    </message>
+    <message>
+        <source>The local API cannot listen on {0} ({1}).</source>
+        <translation>本地 API 无法在 {0} 上监听（{1}）。</translation>
+    </message>
+</context>
+<context>
     <name>LocalApiSwitch</name>
     <message>
         <source>Local API: {0}</source>

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from PySide6.QtWidgets import QApplication, QToolTip, QWidget
 
+from app.context import AppContext
 from app.core.chat.errors import ImportFormatError
 from app.core.chat.export import import_from_file
 from app.core.chat.store import ConversationStore
@@ -22,11 +23,15 @@ from app.core.engines.backends.remote import RemoteEngine
 from app.core.engines.backends.vllm import _load_error
 from app.core.engines.base import EngineConfig, EngineError, ModelLoadError, RemoteTarget
 from app.core.engines.chat_template import ChatTemplate, ChatTemplateError
+from app.core.engines.manager import EngineManager
 from app.core.engines.requests import ChatMessage, ChatRequest
 from app.core.planner import read_model_metadata
 from app.core.planner.errors import ModelMetadataError
+from app.core.services.api.server import ApiServer
+from app.core.util.errors import UserFacingError
 from app.ui.i18n import LanguageSwitcher, render
 from tests.ui.chat_support import ChatWindows
+from tests.ui.conftest import fake_machine
 from tests.ui.core_texts_support import data_in, english_words_left
 from tests.ui.test_i18n_main_views import TECHNICAL_NAMES
 
@@ -207,3 +212,19 @@ def test_a_file_that_is_no_conversation_export_is_refused_in_chinese(
 
     assert shown.startswith(chinese) and shown.endswith("请选择从 UniDesk 导出的 .json 文件。")
     assert_chinese(shown, caught.value, "format", ".json")
+
+
+def test_a_local_api_port_in_use_is_said_in_chinese(switcher: LanguageSwitcher, app_context: AppContext) -> None:
+    manager = EngineManager(fake_machine, lambda: app_context.settings)
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = int(taken.getsockname()[1])
+        with pytest.raises(UserFacingError) as caught:
+            ApiServer(manager, "token", port=port).start()
+
+    shown = in_chinese(switcher, caught.value)
+
+    assert shown == (f"127.0.0.1 上的端口 {port} 已被占用。"
+                     "请选择其他端口（unidesk serve --port N，或设置中的 api.port）。")
+    assert_chinese(shown, caught.value, "unidesk", "serve", "port", "api.port")

@@ -15,6 +15,7 @@ from app.core.engines.manager import EngineManager
 from app.core.services.api.busy import BusyRefuser
 from app.core.services.api.limits import ApiLimits, ReadDeadlines
 from app.core.util.errors import UserFacingError
+from app.core.util.translatable import QT_TRANSLATE_NOOP, Text
 
 log = logging.getLogger(__name__)
 
@@ -122,11 +123,14 @@ class ApiServer:
         except OSError as error:
             if error.errno == errno.EADDRINUSE:
                 raise UserFacingError(
-                    f"Port {self._requested_port} on {LOOPBACK} is already in use.",
-                    "Choose another port (unidesk serve --port N, or api.port in Settings).",
+                    Text("LocalApi", QT_TRANSLATE_NOOP("LocalApi", "Port {0} on {1} is already in use."),
+                         (self._requested_port, LOOPBACK)),
+                    Text("LocalApi", QT_TRANSLATE_NOOP(
+                        "LocalApi", "Choose another port (unidesk serve --port N, or api.port in Settings).")),
                 ) from error
             where = f"{LOOPBACK}:{self._requested_port}"
-            raise UserFacingError(f"The local API cannot listen on {where} ({error}).") from error
+            raise UserFacingError(Text("LocalApi", QT_TRANSLATE_NOOP(
+                "LocalApi", "The local API cannot listen on {0} ({1})."), (where, str(error)))) from error
         httpd.api = self
         self._httpd = httpd
         self.deadlines.start()
