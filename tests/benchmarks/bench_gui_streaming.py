@@ -2,7 +2,7 @@
 and the GUI thread's busy share, against an idle window in the same run.
 
     .venv/bin/python -m tests.benchmarks.bench_gui_streaming [--rate 250] [--seconds 8] [--rounds 3] [--long 50]
-        [--answer-chars 40000] [--answer-rate 800]
+        [--answer-chars 40000] [--answer-rate 800] [--only conversation|answer|open]
 
 A real main window (offscreen by default; ``--platform xcb`` under Xvfb) shows a stored conversation whose
 answer is fed by a fake stream: a thread pushing Markdown token pieces (prose, lists, fenced code) at
@@ -20,6 +20,11 @@ The long-answer case streams ONE long answer of ``--answer-chars`` at ``--answer
 without one) and ``one_paragraph`` (no blank line at all, mixed scripts and Markdown marks: what a small model
 often writes). It compares the GUI thread's busy share and its CPU time per drained frame while the last
 quarter of the answer streams with the first quarter (``late_over_early``; flat: at most ``FLAT_RATIO``).
+
+The open case switches to the ``--long``-message conversation (from a short one) round by round and times,
+from the switch: the newest message on show, every message built, and the longest gap of the heartbeat in
+between (a stall: the window drew nothing meanwhile), with the GUI thread's CPU time; ``stall_over_build`` is
+the longest stall over the whole build (1.0: built in one go).
 """
 
 from __future__ import annotations
@@ -304,6 +309,81 @@ def _answer_summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+def _open_once(app: Any, window: Any, long_id: str, other_id: str, messages: int) -> dict[str, float]:
+    """Show the short conversation, then switch to the long one; times from the switch."""
+    from PySide6.QtCore import QEventLoop, Qt, QTimer
+
+    view = window.chat_view
+    window.sidebar.select(other_id)
+    _settle(app, view)
+    _phase(app, 0.3)  # the long conversation's widgets are gone
+    marks: dict[str, float] = {}
+    ticks: list[float] = []
+    heartbeat = QTimer()
+    heartbeat.setTimerType(Qt.TimerType.PreciseTimer)
+    heartbeat.setInterval(HEARTBEAT_MS)
+    loop = QEventLoop()
+
+    def tick() -> None:
+        now = time.perf_counter()
+        ticks.append(now)
+        shown = view.messages.ordered_widgets()
+        if shown and shown[-1].entry.message.conversation_id == long_id:
+            marks.setdefault("newest", now)
+            if len(shown) == messages and not getattr(view.messages, "building", False):
+                marks["all"] = now
+                loop.quit()
+
+    heartbeat.timeout.connect(tick)
+    QTimer.singleShot(60_000, loop.quit)
+    start, cpu_start = time.perf_counter(), time.thread_time()
+    ticks.append(start)
+    heartbeat.start()
+    window.sidebar.select(long_id)
+    loop.exec()
+    heartbeat.stop()
+    cpu = time.thread_time() - cpu_start
+    stall = max((later - earlier for earlier, later in itertools.pairwise(ticks)), default=float("nan"))
+    built = marks.get("all", float("nan")) - start
+    return {
+        "newest_shown_ms": (marks.get("newest", float("nan")) - start) * 1000,
+        "all_built_ms": built * 1000,
+        "longest_stall_ms": stall * 1000,
+        "gui_thread_cpu_ms": cpu * 1000,
+        "stall_over_build": stall / max(1e-9, built),
+    }
+
+
+def measure_open(messages: int, rounds: int) -> dict[str, Any]:
+    """The open case: switching to a ``messages``-long conversation, ``rounds`` times after a warm-up."""
+    from PySide6.QtWidgets import QApplication
+
+    from app.ui.pyside_workarounds import protect_none_from_pyside
+
+    protect_none_from_pyside()
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    runs: list[dict[str, float]] = []
+    with tempfile.TemporaryDirectory(prefix="unidesk-bench-open-") as home:
+        window, services, _context = _open_window(Path(home))
+        store = services.chat.store
+        long_id, other_id = _conversation(store, messages), _conversation(store, 2)
+        window.sidebar.refresh(select=other_id)
+        _settle(app, window.chat_view)
+        _phase(app, 1.0)
+        for round_number in range(rounds + 1):
+            run = _open_once(app, window, long_id, other_id, messages)
+            print(f"open round {round_number}: newest {run['newest_shown_ms']:.0f} ms, all "
+                  f"{run['all_built_ms']:.0f} ms, longest stall {run['longest_stall_ms']:.0f} ms", file=sys.stderr)
+            if round_number:
+                runs.append(run)
+        window.close()
+        services.chat.close()
+    return {
+        "messages": messages,
+        **{key: figure([run[key] for run in runs], 3) for key in runs[0]},
+    }
+
+
 def measure(rate: float, seconds: float, rounds: int, long_messages: int) -> dict[str, Any]:
     from PySide6.QtWidgets import QApplication
 
@@ -379,15 +459,17 @@ def main() -> int:
     parser.add_argument("--long", type=int, default=50, help="stored messages before the question in the long case")
     parser.add_argument("--answer-chars", type=int, default=40_000, help="length of the long-answer case")
     parser.add_argument("--answer-rate", type=float, default=800.0, help="tokens per second of the long answer")
-    parser.add_argument("--only", choices=("conversation", "answer"), help="run one case only")
+    parser.add_argument("--only", choices=("conversation", "answer", "open"), help="run one case only")
     parser.add_argument("--platform", default="offscreen", help="Qt platform plugin (default offscreen)")
     args = parser.parse_args()
     os.environ["QT_QPA_PLATFORM"] = args.platform
     result: dict[str, Any] = {}
-    if args.only != "answer":
+    if args.only in (None, "conversation"):
         result = measure(args.rate, args.seconds, args.rounds, args.long)
-    if args.only != "conversation":
+    if args.only in (None, "answer"):
         result["long_answer"] = measure_long_answer(args.answer_rate, args.answer_chars, args.rounds)
+    if args.only in (None, "open"):
+        result["open_long_conversation"] = measure_open(args.long, args.rounds)
     result.setdefault("benchmark", "gui_streaming")
     print(json.dumps(result, indent=2))
     return 0 if all(part.get("passed", True) for part in (result, result.get("long_answer", {}))) else 1
