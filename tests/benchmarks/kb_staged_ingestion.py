@@ -173,12 +173,18 @@ def raw_encode_rate(database: Path, document_path: str, count: int) -> dict[str,
         "ORDER BY c.ordinal LIMIT ?", (document_path, count))]
     connection.close()
     embedder = Embedder("all-MiniLM-L6-v2", device="cpu")
-    model = embedder._loaded_model()
+    model = sentence_transformer(embedder)
     model.encode(texts[:8], batch_size=64)  # warm-up
     started = time.perf_counter()
     model.encode(texts, batch_size=64)
     seconds = time.perf_counter() - started
     return {"chunks": len(texts), "seconds": round(seconds, 2), "chunks_per_second": round(len(texts) / seconds, 2)}
+
+
+def sentence_transformer(embedder: Any) -> Any:
+    """The SentenceTransformer an Embedder loaded in this process (what "one raw encode" calls)."""
+    loaded = embedder._loaded_model()
+    return getattr(loaded, "model", loaded)
 
 
 def measure_big(work: Path, megabytes: float, embed_seconds: float | None) -> dict[str, Any]:
@@ -336,7 +342,7 @@ def measure_embed_ratio(work: Path, megabytes: float, rounds: int) -> dict[str, 
     from app.core.kb.knowledge_base import EmbedderPool
 
     pool = EmbedderPool(device="cpu")
-    model = pool.get("all-MiniLM-L6-v2")._loaded_model()
+    model = sentence_transformer(pool.get("all-MiniLM-L6-v2"))
     source = one_line_file(work / "slice.txt", megabytes)
     runs: list[dict[str, Any]] = []
     texts: list[str] = []
