@@ -6,7 +6,11 @@ it. These models have 2 layers of width 64, so a decode step is cheap, and the v
 Llama-3 (128,256 tokens), Qwen2.5/3 (151,936) or Gemma 3 (262,144): the step is then mostly the
 output head and sampling, as on a GPU where the rest is fast.
 
-    python -m tests.benchmarks.llamacpp_vocab_models VOCAB OUT.gguf
+    python -m tests.benchmarks.llamacpp_vocab_models VOCAB OUT.gguf [--peaked]
+
+With the fixtures' weights the logits are nearly flat (std ~0.16), the worst case for a top-p without
+top-k (llama.cpp then sorts the whole vocabulary); ``--peaked`` scales the output head so that the
+logits spread like a trained model's (std ~10: a few tokens hold most of the probability, as in a trained model).
 """
 
 from __future__ import annotations
@@ -19,6 +23,8 @@ from tests.benchmarks.llamacpp_bench_models import small_vocabulary
 from tests.fixtures.gguf_models import INIT_STD, ModelShape, _add_metadata, _matrix_shapes, _norm_names
 from tests.fixtures.vocab import SPACE_MARK, TOKEN_TYPE_NORMAL, SpmVocabulary
 
+PEAKED_OUTPUT_SCALE = 60.0
+"""Output-head weights times this in a ``peaked`` model."""
 REAL_VOCABULARIES = {"llama3": 128_256, "qwen3": 151_936, "gemma3": 262_144}
 """Vocabulary sizes of common model families (tokens)."""
 
@@ -41,8 +47,10 @@ def large_vocabulary(size: int) -> SpmVocabulary:
                          im_end_id=base.im_end_id)
 
 
-def write_vocab_gguf(path: Path, vocab: int, seed: int = 0) -> Path:
-    """Write (once) an f16 model of :func:`vocab_shape` with a vocabulary of ``vocab`` tokens."""
+def write_vocab_gguf(path: Path, vocab: int, seed: int = 0, peaked: bool = False) -> Path:
+    """Write (once) an f16 model of :func:`vocab_shape` with a vocabulary of ``vocab`` tokens
+    (``peaked``: logits spread like a trained model's).
+    """
     import gguf
     import numpy as np
 
@@ -56,6 +64,8 @@ def write_vocab_gguf(path: Path, vocab: int, seed: int = 0) -> Path:
     _add_metadata(writer, shape, "f16", large_vocabulary(vocab))
     for name, (rows, cols) in _matrix_shapes(shape).items():
         weights = rng.standard_normal((rows, cols), dtype=np.float32) * np.float32(INIT_STD)
+        if peaked and name == "output.weight":
+            weights *= np.float32(PEAKED_OUTPUT_SCALE)
         writer.add_tensor(name, weights.astype(np.float16))
     for name in _norm_names(shape):
         writer.add_tensor(name, np.ones(shape.n_embd, dtype=np.float32))
@@ -73,4 +83,4 @@ def write_vocab_gguf(path: Path, vocab: int, seed: int = 0) -> Path:
 
 if __name__ == "__main__":
     size = sys.argv[1]
-    print(write_vocab_gguf(Path(sys.argv[2]), REAL_VOCABULARIES.get(size) or int(size)))
+    print(write_vocab_gguf(Path(sys.argv[2]), REAL_VOCABULARIES.get(size) or int(size), peaked="--peaked" in sys.argv))

@@ -54,9 +54,9 @@ class ParallelChains:
         import numpy as np
 
         parts = min(len(jobs), self.helpers + 1)
-        if self._template is None:
-            self._template = np.zeros(self._n_vocab, dtype=[("id", "<i4"), ("logit", "<f4"), ("p", "<f4")])
-            self._template["id"] = np.arange(self._n_vocab, dtype=np.int32)
+        if self._template is None:  # llama_token_data rows (id, logit, p) as 3 int32 columns: plain copies
+            self._template = np.zeros((self._n_vocab, 3), dtype=np.int32)
+            self._template[:, 0] = np.arange(self._n_vocab, dtype=np.int32)
         while len(self._buffers) < parts:
             self._buffers.append(np.empty_like(self._template))
         shares = [list(jobs[part::parts]) for part in range(parts)]
@@ -72,11 +72,14 @@ class ParallelChains:
 
     def _run(self, matrix: Any, jobs: list[tuple[int, Any]], buffer: Any) -> list[int]:
         library = self._library
+        import numpy as np
+
         data = buffer.ctypes.data_as(ctypes.POINTER(library.llama_token_data))
+        logits = buffer.view(np.float32)[:, 1]
         tokens = []
         for row, chain in jobs:
-            buffer[...] = self._template
-            buffer["logit"] = matrix[row]
+            np.copyto(buffer, self._template)
+            logits[...] = matrix[row]
             candidates = library.llama_token_data_array(data, self._n_vocab, -1, False)
             library.llama_sampler_apply(chain, ctypes.byref(candidates))
             if not 0 <= candidates.selected < candidates.size:
