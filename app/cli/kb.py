@@ -11,6 +11,7 @@ from typing import Any
 
 from app.cli.common import CommandHandler, Subparsers, print_json
 from app.cli.kb_check import register_commands, run_check, run_model
+from app.cli.table import aligned_lines
 from app.context import AppContext
 from app.core.kb.progress import PAGE_SKIPPED
 from app.core.util.errors import UserFacingError
@@ -127,21 +128,15 @@ def _list(args: argparse.Namespace, knowledge_base: Any) -> int:
     if not records:
         print("The knowledge base is empty. Add documents with: unidesk kb add PATH...")
         return 0
-    rows = [(str(record.id), record.stage, str(record.chunk_count), str(record.pages), record.format or "-")
-            for record in records]
-    header = ("ID", "STAGE", "CHUNKS", "PAGES", "FORMAT")
-    widths = [max(len(cell) for cell in column) for column in zip(header, *rows, strict=True)]
-    right = (True, False, True, True, False)  # numbers to the right, words to the left
-
-    def line(cells: tuple[str, ...], path: str) -> str:
-        padded = [cell.rjust(width) if flush else cell.ljust(width)
-                  for cell, width, flush in zip(cells, widths, right, strict=True)]
-        return "  ".join([*padded, path])
-
-    print(line(header, "PATH"))
-    indent = " " * (widths[0] + 2)  # details under the STAGE column
-    for record, cells in zip(records, rows, strict=True):
-        print(line(cells, record.path))
+    rows = [(str(record.id), record.stage, str(record.chunk_count), str(record.pages), record.format or "-",
+             record.path) for record in records]
+    header = ("ID", "STAGE", "CHUNKS", "PAGES", "FORMAT", "PATH")
+    right = (True, False, True, True, False, False)  # numbers to the right, words to the left
+    lines = aligned_lines(header, rows, right)  # columns by the width a terminal draws (a Chinese path too)
+    print(lines[0])
+    indent = " " * lines[0].index("STAGE")  # details under the STAGE column
+    for record, line in zip(records, lines[1:], strict=True):
+        print(line)
         if record.error_message:
             tries = f" ({record.read_attempts} attempt(s) to read it)" if record.read_attempts else ""
             print(f"{indent}{record.error_kind}: {record.error_message}{tries}")
