@@ -57,6 +57,7 @@ def test_the_text_table_shows_each_variants_speed_and_capped_fit_in_columns_that
     small = next(row for row in rows if row.startswith("qwen2.5-0.5b-instruct ") and " q4_k_m " in row)
     assert cell(small, header, "FIT") == "fits at its 32K maximum"
     assert "273.0 GB/s of memory bandwidth" in text.stdout
+    assert text.stdout.startswith("Fit judged for 131072 tokens × ")  # the × the plan and the window write
 
 
 def test_a_model_too_slow_to_read_along_is_marked_slow(tmp_path: Path) -> None:

@@ -99,7 +99,7 @@ def _list(args: argparse.Namespace, library: Any, context: AppContext) -> int:
     context_text = (f"{request.context_length} tokens" if request.context_length
                     else f"{DEFAULT_FIT_CONTEXT} tokens (automatic)")
     where = f"on {args.machine}" if args.machine else "on this machine"
-    print(f"Fit judged for {context_text} x {chats} {where} (change with --ctx / --chats / --machine).")
+    print(f"Fit judged for {context_text} × {chats} {where} (change with --ctx / --chats / --machine).")
     header = ("MODEL", "VARIANT", "FORMAT", "SIZE", "FIT", "SPEED", "LICENCE", "LANGUAGES")
     rows: list[tuple[str, ...]] = []
     for model in library.catalog:
