@@ -7,14 +7,15 @@ sampling, detokenizing, streaming, bookkeeping). On a GPU that cost is what a st
 GPU's time (minus what runs while the GPU computes), so a tiny model shows it best here.
 
     python -m tests.benchmarks.llamacpp_step_cost --model M.gguf [--seqs 1,8,16] [--new-tokens 256]
-        [--sampling greedy,default] [--skip-reference] [--gpu-step-ms 2.5,10]
+        [--sampling greedy,default,api] [--skip-reference] [--gpu-step-ms 2.5,10]
 
 Prints one JSON document: per chat count, microseconds of CPU per step outside ``llama_decode`` for
 the engine (GUI-style reader: one drain per frame) with each sampling (``greedy``: temperature 0;
 ``default``: the app's chat sampling, ``SamplingParams()``: temperature 0.7, top-k 40, top-p 0.95,
-min-p 0.05) and for the minimal loop (greedy, llama.cpp's sampler), and their differences. Sampling
-costs a pass over the vocabulary per chat, so measure it on a model with a real vocabulary
-(``llamacpp_vocab_models``: Llama-3's 128,256 or Qwen's 151,936 tokens). ``gpu_step_share`` is what
+min-p 0.05; ``api``: the HTTP API's, the same without top-k and min-p) and for the minimal loop
+(greedy, llama.cpp's sampler), and their differences. Sampling costs a pass over the vocabulary per
+chat, so measure it on a model with a real vocabulary (``llamacpp_vocab_models``: Llama-3's 128,256
+or Qwen's 151,936 tokens; ``--peaked`` for logits like a trained model's). ``gpu_step_share`` is what
 that CPU time would be of a step on a GPU whose ``llama_decode`` takes the assumed ``--gpu-step-ms``
 (H200: ~2.5 ms for 16 chats of a 1B model, ~10 ms of an 8B one): cost / (cost + GPU step), since
 sampling waits for the step's logits and the next step waits for the sampled tokens.
@@ -36,8 +37,9 @@ from typing import Any
 from app.core.engines.requests import SamplingParams
 from tests.benchmarks.bench_support import PromptMaker, greedy, median, run_chats
 
-SAMPLINGS = ("greedy", "default")
-"""``greedy``: temperature 0; ``default``: the app's chat sampling (``SamplingParams()``' defaults)."""
+SAMPLINGS = ("greedy", "default", "api")
+"""``greedy``: temperature 0; ``default``: the app's chat sampling (``SamplingParams()``' defaults);
+``api``: the HTTP API's (the same temperature and top-p, no top-k, no min-p)."""
 
 
 def sampling_params(kind: str, new_tokens: int, seed: int) -> SamplingParams:
@@ -46,6 +48,8 @@ def sampling_params(kind: str, new_tokens: int, seed: int) -> SamplingParams:
         return greedy(new_tokens)
     if kind == "default":
         return SamplingParams(max_tokens=new_tokens, ignore_eos=True, seed=seed)
+    if kind == "api":
+        return SamplingParams(top_k=0, min_p=0.0, max_tokens=new_tokens, ignore_eos=True, seed=seed)
     raise ValueError(f"unknown sampling {kind!r}: use one of {', '.join(SAMPLINGS)}")
 
 
@@ -157,7 +161,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--prompt-tokens", type=int, default=32)
     parser.add_argument("--new-tokens", type=int, default=256)
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--sampling", default="greedy,default", help="comma-separated: greedy, default")
+    parser.add_argument("--sampling", default="greedy,default", help="comma-separated: greedy, default, api")
     parser.add_argument("--skip-reference", action="store_true", help="do not run the minimal loop")
     parser.add_argument("--gpu-step-ms", default="2.5,10", help="assumed GPU step times for gpu_step_share")
     arguments = parser.parse_args(argv)
