@@ -1,16 +1,20 @@
 """Sentences put one after another in the window read as Chinese in Chinese (no ASCII space after "。") and keep
-their space in English: the catalog's fit and speed details, a gated download's note (issue 15, item 7)."""
+their space in English: the catalog's fit and speed details, a gated download's note, a plan and its automatic
+number of chats (issue 15, item 7)."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from app.core.models.fit import VariantFit
-from app.ui.i18n import LanguageSwitcher
+from app.core.planner import PlanRequest, plan_memory, read_model_metadata
+from app.ui.i18n import LanguageSwitcher, render
 from app.ui.models.download_box import DownloadBox
 from app.ui.models.model_texts import fit_reason, speed_detail
+from tests.ui.conftest import fake_machine
 
 pytestmark = pytest.mark.gui
 
@@ -44,3 +48,15 @@ def test_a_gated_download_note_joins_its_sentences_by_language(qtbot: Any, switc
                     timeout=10_000)
 
     assert "。 " not in box.state_label.text(), box.state_label.text()
+
+
+def test_a_plan_and_its_automatic_chats_read_as_two_chinese_sentences(
+        switcher: LanguageSwitcher, tiny_gguf: Path) -> None:
+    plan = plan_memory(read_model_metadata(tiny_gguf), fake_machine(), PlanRequest("llamacpp", parallel_chats=None))
+    assert plan.parallel_chats_reason is not None
+    assert ". 1 chat at a time, chosen automatically" in plan.explanation  # English: two sentences, one space
+
+    assert switcher.apply("zh_CN") == "zh_CN"
+    shown = render(plan.explanation)
+
+    assert "。一次一个对话，自动选择" in shown and "。，" not in shown and "。 " not in shown, shown
