@@ -965,6 +965,22 @@
         <translation>其结构嵌套过深，无法读取</translation>
     </message>
     <message>
+        <source>it is packed with a compression method or ZIP version that cannot be unpacked ({0})</source>
+        <translation>它使用了无法解压的压缩方式或 ZIP 版本（{0}）</translation>
+    </message>
+    <message>
+        <source>this Word (.docx) file is damaged: its list of parts points outside the file</source>
+        <translation>这个 Word（.docx）文件已损坏：其部件列表指向了文件之外</translation>
+    </message>
+    <message>
+        <source>tables not read: this PDF&apos;s structure is damaged ({0}); its text was read.</source>
+        <translation>表格未读取：这个 PDF 的结构已损坏（{0}）；其文字已读取。</translation>
+    </message>
+    <message>
+        <source>its page count is inconsistent</source>
+        <translation>其页数前后不一致</translation>
+    </message>
+    <message>
         <source>There is nothing to index in it.</source>
         <translation>其中没有可索引的内容。</translation>
     </message>
@@ -1043,6 +1059,10 @@
     <message>
         <source>Re-save or re-export the PDF, then retry.</source>
         <translation>请重新保存或重新导出这个 PDF，然后重试。</translation>
+    </message>
+    <message>
+        <source>Re-save or re-export the PDF to keep its tables, then add it again.</source>
+        <translation>请重新保存或重新导出这个 PDF 以保留其中的表格，然后重新添加。</translation>
     </message>
     <message>
         <source>Run OCR on it (for example with ocrmypdf) and add the result.</source>

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import errno
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from app.core.kb.documents import ParsedDocument
+from app.core.kb.parsers.archive_limits import unpacking_error
 from app.core.kb.parsers.errors import DocumentError
 from app.core.kb.parsers.sections import HeadingStack, SectionCollector
 from app.core.kb.parsers.table import rows_as_lines
@@ -19,6 +21,7 @@ if TYPE_CHECKING:
 _ZIP_MAGIC: Final = b"PK"
 _OLE_MAGIC: Final = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # password-protected OOXML or a legacy .doc
 _HEADING_STYLE: Final = re.compile(r"^heading\s*(\d)$", re.IGNORECASE)
+_RESAVE_HINT: Final = "Open and re-save it in Word or LibreOffice, then add it again."
 
 
 def parse_docx(path: Path, format_name: str) -> ParsedDocument:
@@ -73,7 +76,14 @@ def _open(path: Path) -> WordDocument:
 
     try:
         return docx.Document(str(path))
+    except NotImplementedError as error:  # zipfile: a compression method or ZIP version it cannot unpack
+        raise unpacking_error(path, error) from error
     except OSError as error:
+        if error.errno == errno.EINVAL:  # zipfile seeked before the file's start: its offsets are damaged
+            raise DocumentError.for_file(
+                path, "corrupt", "this Word (.docx) file is damaged: its list of parts points outside the file",
+                _RESAVE_HINT,
+            ) from error
         raise DocumentError.from_os_error(path, error) from error
     except Exception as error:
         raise _corrupt(path, error) from error
@@ -109,5 +119,5 @@ def _corrupt(path: Path, error: Exception | None) -> DocumentError:
     detail = f" ({type(error).__name__})" if error is not None else ""
     return DocumentError.for_file(
         path, "corrupt", f"this is not a valid Word (.docx) file{detail}",
-        "Open and re-save it in Word or LibreOffice, then add it again.",
+        _RESAVE_HINT,
     )
