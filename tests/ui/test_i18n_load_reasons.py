@@ -21,10 +21,12 @@ from app.core.chat.store import ConversationStore
 from app.core.engines.backends.llamacpp import LlamaCppEngine
 from app.core.engines.backends.remote import RemoteEngine
 from app.core.engines.backends.vllm import _load_error
+from app.core.engines.backends.vllm_memory import size_kv_cache
 from app.core.engines.base import EngineConfig, EngineError, ModelLoadError, RemoteTarget
 from app.core.engines.chat_template import ChatTemplate, ChatTemplateError
 from app.core.engines.manager import EngineManager
 from app.core.engines.requests import ChatMessage, ChatRequest
+from app.core.engines.unified_memory import EnginePool
 from app.core.planner import read_model_metadata
 from app.core.planner.errors import ModelMetadataError
 from app.core.services.api.server import ApiServer
@@ -228,3 +230,16 @@ def test_a_local_api_port_in_use_is_said_in_chinese(switcher: LanguageSwitcher, 
     assert shown == (f"127.0.0.1 上的端口 {port} 已被占用。"
                      "请选择其他端口（unidesk serve --port N，或设置中的 api.port）。")
     assert_chinese(shown, caught.value, "unidesk", "serve", "port", "api.port")
+
+
+def test_vllm_refusing_a_kv_cache_that_leaves_too_little_memory_is_said_in_chinese(
+        switcher: LanguageSwitcher) -> None:
+    pool = EnginePool("unified", total_bytes=16 << 30, available_bytes=6 << 30, ram_available_bytes=6 << 30)
+    with pytest.raises(ModelLoadError) as caught:
+        size_kv_cache(pool, weights_bytes=4 << 30, kv_cache_bytes=4 << 30)
+
+    shown = in_chinese(switcher, caught.value)
+
+    assert shown.startswith("模型连同 4.0 GiB 的 KV 缓存将占用共享内存池中的")
+    assert shown.endswith("请缩短上下文或减少并行对话，或关闭其他程序。")
+    assert_chinese(shown, caught.value)

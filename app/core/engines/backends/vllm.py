@@ -22,6 +22,7 @@ from app.core.engines.backends.vllm_guard import (
 )
 from app.core.engines.backends.vllm_loop import EngineLoopThread
 from app.core.engines.backends.vllm_memory import (
+    NOT_ENOUGH_MEMORY_HINT,
     KvCacheSizing,
     describe_exception_chain,
     exception_names,
@@ -335,8 +336,7 @@ def _load_error(config: EngineConfig, error: BaseException) -> ModelLoadError:
         return ModelLoadError(
             said(QT_TRANSLATE_NOOP(
                 "EngineLoad", "vLLM ran out of memory loading {0}: {1}."), config.model_path.name, brief),
-            said(QT_TRANSLATE_NOOP(
-                "EngineLoad", "Use a shorter context or fewer parallel chats, or close other programs.")),
+            NOT_ENOUGH_MEMORY_HINT,
             cause="out_of_memory",
         )
     if {"OSError", "FileNotFoundError"} & names or "config.json" in lowered or "unrecognized model" in lowered:

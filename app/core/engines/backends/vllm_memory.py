@@ -22,7 +22,8 @@ from app.core.planner.compute import VLLM_DEVICE_OVERHEAD_BYTES
 from app.core.util.translatable import QT_TRANSLATE_NOOP
 
 DEFAULT_RESERVE_BYTES = 4 * GIB
-NOT_ENOUGH_MEMORY_HINT = "Use a shorter context or fewer parallel chats, or close other programs."
+NOT_ENOUGH_MEMORY_HINT = said(QT_TRANSLATE_NOOP(
+    "EngineLoad", "Use a shorter context or fewer parallel chats, or close other programs."))
 STARTUP_CHECK_UTILIZATION = 0.01
 """``gpu_memory_utilization`` given with a KV cache sized in bytes. vLLM then sizes nothing by the fraction:
 it only compares ``fraction x total`` with the free memory CUDA reports at start-up, a figure that on
