@@ -1,20 +1,24 @@
 """Sentences put one after another in the window read as Chinese in Chinese (no ASCII space after "。") and keep
 their space in English: the catalog's fit and speed details, a gated download's note, a plan and its automatic
-number of chats (issue 15, item 7)."""
+number of chats, the settings' "saved, reloading" line (issue 15, item 7)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from app.context import AppContext
 from app.core.models.fit import VariantFit
 from app.core.planner import PlanRequest, plan_memory, read_model_metadata
 from app.ui.i18n import LanguageSwitcher, render
+from app.ui.main_window import MainWindow
 from app.ui.models.download_box import DownloadBox
 from app.ui.models.model_texts import fit_reason, speed_detail
-from tests.ui.conftest import fake_machine
+from tests.ui.conftest import fake_machine, make_services
+from tests.ui.test_i18n_core_texts import type_into
 
 pytestmark = pytest.mark.gui
 
@@ -60,3 +64,26 @@ def test_a_plan_and_its_automatic_chats_read_as_two_chinese_sentences(
     shown = render(plan.explanation)
 
     assert "。一次一个对话，自动选择" in shown and "。，" not in shown and "。 " not in shown, shown
+
+
+def test_applying_reload_settings_says_so_in_chinese_sentences(
+        qtbot: Any, app_context: AppContext, open_window: Callable[..., MainWindow], tiny_gguf: Path,
+        switcher: LanguageSwitcher, screenshot: Any) -> None:
+    window = open_window(app_context, make_services(app_context, fake_machine()))
+    window.load_model(tiny_gguf)
+    qtbot.waitUntil(lambda: window.model_status.state == "ready", timeout=60_000)
+    assert switcher.apply("zh_CN") == "zh_CN"
+    window.open_settings()
+    dialog = window.settings_dialog
+    assert dialog is not None
+    qtbot.waitExposed(dialog)
+    type_into(qtbot, dialog.panel.editor("engine.parallel_chats"), "2")
+    type_into(qtbot, dialog.panel.editor("engine.context_length"), "1024")
+
+    assert dialog.apply()
+
+    said = dialog.apply_result.text()
+    assert said.startswith("已保存。正在重新加载模型以应用：") and "。 " not in said, said
+    assert "并行对话" in said and "上下文长度" in said and "、" in said, said  # the names listed the Chinese way
+    screenshot(dialog, "settings-applied-reload-zh")
+    qtbot.waitUntil(lambda: window.model_status.state == "ready", timeout=60_000)
