@@ -1,4 +1,8 @@
-"""llama.cpp sampler chains of several chats on helper threads give the tokens of one call per chat."""
+"""llama.cpp sampler chains of several chats on helper threads give the tokens of one call per chat.
+
+The chats here are the kinds the numpy paths leave to llama.cpp: temperature alone over the whole
+vocabulary, min-p without top-k, repetition penalties.
+"""
 
 from __future__ import annotations
 
@@ -17,11 +21,11 @@ from app.core.engines.requests import SamplingParams
 pytestmark = pytest.mark.integration
 
 CHAT_SAMPLINGS = [
-    SamplingParams(temperature=1.2, top_k=0, top_p=0.9, min_p=0.0, seed=3),  # the HTTP API's kind
+    SamplingParams(temperature=1.2, top_k=0, top_p=1.0, min_p=0.0, seed=3),  # temperature alone
     SamplingParams(repetition_penalty=1.3, seed=4),
     SamplingParams(temperature=0.0, top_k=0, top_p=1.0, min_p=0.0, repetition_penalty=1.5),
     SamplingParams(temperature=1.5, top_k=0, top_p=1.0, min_p=0.1, seed=8),
-    SamplingParams(temperature=0.8, top_k=0, top_p=0.5, min_p=0.0, seed=9),
+    SamplingParams(temperature=0.8, top_k=0, top_p=0.5, min_p=0.0, repetition_penalty=1.1, seed=9),
 ]
 
 

@@ -37,7 +37,8 @@ def llama_kept(library: Any, logits: Any, setting: TopKSampling) -> list[tuple[i
     array = library.llama_token_data_array(data, size, -1, False)
     chain = library.llama_sampler_chain_init(library.llama_sampler_chain_default_params())
     add = library.llama_sampler_chain_add
-    add(chain, library.llama_sampler_init_top_k(setting.top_k))
+    if setting.top_k > 0:
+        add(chain, library.llama_sampler_init_top_k(setting.top_k))
     if setting.top_p < 1.0:
         add(chain, library.llama_sampler_init_top_p(setting.top_p, 1))
     if setting.min_p > 0.0:
@@ -100,6 +101,8 @@ SETTINGS = [
     TopKSampling(top_k=5, top_p=1.0, min_p=0.0, temperature=2.0),  # top-k alone, hot
     TopKSampling(top_k=1, top_p=0.9, min_p=0.1, temperature=0.8),  # one candidate
     TopKSampling(top_k=300, top_p=0.9, min_p=0.0, temperature=0.5),
+    TopKSampling(top_k=0, top_p=0.95, min_p=0.0, temperature=0.7),  # the HTTP API's: the whole vocabulary
+    TopKSampling(top_k=0, top_p=0.6, min_p=0.2, temperature=1.5),
 ]
 
 
@@ -113,6 +116,7 @@ def test_each_row_samples_what_llama_cpp_keeps_with_its_probabilities(library: A
     logits = peaked_logits(len(SETTINGS), n_vocab, seed=7)
     expected_kept = [llama_kept(library, logits[row], setting) for row, setting in enumerate(SETTINGS)]
     assert len(expected_kept[1]) < 40 and len(expected_kept[2]) < 40, "top-p and min-p should cut here"
+    assert 1 < len(expected_kept[6]) < n_vocab, "a nucleus of the whole vocabulary"
     hits: list[dict[int, int]] = [{} for _ in SETTINGS]
     for index in range(DRAWS):
         draw = (index + 0.5) / DRAWS
@@ -165,12 +169,27 @@ def test_frequencies_follow_the_probabilities_with_a_seeded_generator(library: A
         assert abs(counts.get(token, 0) / draws - probability) <= spread, token
 
 
+def test_a_nucleus_beyond_the_first_candidates_is_found_in_the_whole_row(library: Any) -> None:
+    """Flat logits: a top-p of 0.95 without top-k keeps thousands of tokens (the row is sorted whole)."""
+    import numpy as np
+
+    logits = (np.random.default_rng(5).standard_normal((2, 20_000)) * 0.3).astype(np.float32)
+    setting = TopKSampling(top_k=0, top_p=0.95, min_p=0.0, temperature=0.8)
+    kept = llama_kept(library, logits[1], setting)
+    assert len(kept) > 1000
+    for draw in (0.05, 0.5, 0.93, 0.999):
+        tokens = sample_top_k(logits, None, [SETTINGS[0], setting], [0.5, draw])
+        if not _near_a_boundary(kept, draw):
+            assert tokens[1] == llama_choice(kept, draw)
+
+
 @pytest.mark.parametrize(
     ("params", "numpy_path"),
     [
         (SamplingParams(), True),  # the app's default: temperature 0.7, top-k 40, top-p 0.95, min-p 0.05
         (SamplingParams(temperature=1.0, top_k=MAX_TOP_K, top_p=1.0, min_p=0.0), True),
-        (SamplingParams(top_k=0), False),  # the whole vocabulary (the API's sampling)
+        (SamplingParams(top_k=0, min_p=0.0), True),  # the HTTP API's: top-p over the whole vocabulary
+        (SamplingParams(top_k=0, top_p=1.0), False),  # temperature alone over the whole vocabulary
         (SamplingParams(top_k=MAX_TOP_K + 1), False),
         (SamplingParams(repetition_penalty=1.2), False),
         (GREEDY, False),  # greedy: the scheduler's argmax, no chain either
@@ -207,6 +226,7 @@ PROMPTS = (
     "write a test for the stream of tokens in python",
     "people call water from the long day",
     "你好世界 中文 模型 知识 问题",
+    "hello model, the answer is in the file",
 )
 
 
@@ -243,7 +263,7 @@ def _texts(model: Any, requests: list[Any], parallel_chats: int) -> list[str]:
 
 
 def test_chats_with_different_sampling_in_one_step_answer_as_each_alone(peaked_model: Any) -> None:
-    """Top-k chats (numpy, each its own settings and seed), a whole-vocabulary chat and a penalised
+    """Top-k and top-p chats (numpy, each its own settings and seed), a penalised and a temperature-only
     one (llama.cpp chains) and a greedy one share steps; each answers as it does alone.
     """
     from app.core.engines.requests import ChatMessage, ChatRequest
@@ -254,11 +274,12 @@ def test_chats_with_different_sampling_in_one_step_answer_as_each_alone(peaked_m
         SamplingParams(temperature=1.2, top_k=0, top_p=0.9, min_p=0.0, max_tokens=30, seed=3, ignore_eos=True),
         SamplingParams(max_tokens=30, seed=5, repetition_penalty=1.3, ignore_eos=True),
         SamplingParams(temperature=0.0, top_k=0, top_p=1.0, min_p=0.0, max_tokens=30, ignore_eos=True),
+        SamplingParams(temperature=0.9, top_k=0, top_p=1.0, min_p=0.0, max_tokens=30, seed=2, ignore_eos=True),
     ]
     requests = [ChatRequest((ChatMessage("user", prompt),), sampling)
                 for prompt, sampling in zip(PROMPTS, samplings, strict=True)]
     alone = _texts(peaked_model, requests, parallel_chats=1)
-    assert _texts(peaked_model, requests, parallel_chats=5) == alone
+    assert _texts(peaked_model, requests, parallel_chats=len(requests)) == alone
     reseeded = [ChatRequest(request.messages, SamplingParams(max_tokens=30, seed=6, ignore_eos=True))
                 for request in requests[:1]]
     assert _texts(peaked_model, reseeded, parallel_chats=1) != alone[:1], "another seed, another answer"

@@ -1,8 +1,8 @@
 """llama.cpp sampler chains of several chats run at once on helper threads (idle cores).
 
-Chats the vectorised paths cannot take (no top-k, as the HTTP API asks; a repetition penalty) are
-sampled by their own llama.cpp chain, which walks the whole vocabulary: ~0.5 ms per chat for 152k
-tokens. ctypes releases the GIL during the call, so chains of different chats can run on different
+Chats the vectorised paths cannot take (temperature alone over the whole vocabulary, a repetition
+penalty) are sampled by their own llama.cpp chain, which walks the whole vocabulary: ~0.5 ms per chat
+for 152k tokens. ctypes releases the GIL during the call, so chains of different chats can run on different
 cores. The helpers never touch the llama.cpp context: each applies its chats' chains
 (``llama_sampler_apply``) to its own candidate array filled from the step's logits matrix (already
 read, so synchronised, by the engine thread), then lets the chain accept the token, which is what

@@ -1,8 +1,9 @@
 """Per-request samplers: llama.cpp's own sampler chains, or the engine's vectorised paths.
 
-Plain greedy chats are sampled by the scheduler with one argmax over the step's logits, plain
-top-k chats (the app's default sampling) with numpy over the same matrix (``llamacpp_topk``);
-everything else (no top-k, a repetition penalty) by a llama.cpp sampler chain, one call per chat.
+Plain greedy chats are sampled by the scheduler with one argmax over the step's logits, top-k or
+top-p chats (the app's default sampling and the HTTP API's) with numpy over the same matrix
+(``llamacpp_topk``); everything else (temperature alone over the whole vocabulary, a repetition
+penalty) by a llama.cpp sampler chain, one call per chat (``llamacpp_chains`` spreads them over idle cores).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ PENALTY_WINDOW = 64
 class SamplerChain:
     """How one request is sampled; :meth:`free` it when the request ends (engine thread).
 
-    ``vectorised`` (plain greedy) and ``top_k`` (plain top-k, drawn with :meth:`draw`) chats are
+    ``vectorised`` (plain greedy) and ``top_k`` (top-k or top-p, drawn with :meth:`draw`) chats are
     sampled by the scheduler together with the other such chats, and have no llama.cpp chain
     (``pointer`` is None); the others have one.
     """

@@ -54,7 +54,7 @@ class BatchScheduler:
     Each step batches the next token of every decoding chat plus prefill chunks of chats
     that just got a slot (up to ``n_batch`` tokens), runs one ``llama_decode`` and samples
     every chat that has logits: greedy chats together (one argmax over their logit rows),
-    top-k chats together (numpy, ``llamacpp_topk``), the others with their own llama.cpp
+    top-k and top-p chats together (numpy, ``llamacpp_topk``), the others with their own llama.cpp
     sampler chain. Finished chats free their slot at once; waiting chats are admitted between steps.
     """
 
@@ -329,7 +329,7 @@ class BatchScheduler:
 
     def _mixed_tokens(self, outputs: list[tuple[int, ActiveRequest]]) -> list[int]:
         """Tokens of a step where not every chat is greedy (-1 for chats already done): greedy chats
-        with one argmax, top-k chats with one numpy pass (``llamacpp_topk``), the rest with their
+        with one argmax, top-k and top-p chats with one numpy pass (``llamacpp_topk``), the rest with their
         own llama.cpp chain (several at once on idle cores, ``llamacpp_chains``).
         """
         greedy_rows: list[int] = []

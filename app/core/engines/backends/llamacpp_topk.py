@@ -1,4 +1,4 @@
-"""Top-k sampling of many chats at once with numpy, with llama.cpp's sampler chain's semantics.
+"""Top-k / top-p sampling of many chats at once with numpy, with llama.cpp's sampler chain's semantics.
 
 A llama.cpp sampler chain copies the whole vocabulary into a candidate array for every chat and
 every token (~0.5 ms per chat for a 152k vocabulary on a desktop CPU: 16 chats cost more than a GPU
@@ -12,6 +12,10 @@ step). Here the top-k chats of a step are sampled together over llama.cpp's logi
    applies them (``llamacpp_sampling.SamplerChain``): top-k, top-p (probabilities at temperature 1,
    at least one token), min-p (logit at least the best one's plus ``log(min_p)``), temperature,
    then one uniform draw per chat against the cumulative probabilities, in descending order.
+
+Without top-k (the HTTP API's sampling) a top-p's probabilities are over the whole vocabulary: one
+``exp`` pass per row gives their sum, and the nucleus is looked for among the row's 256 best logits,
+the row sorted whole when it reaches further (flat logits), as llama.cpp's top-p does.
 
 The distribution is the chain's; the random numbers come from each chat's own seeded numpy
 generator, so a seed gives the same tokens run to run (not the tokens llama.cpp's generator would).
@@ -29,6 +33,9 @@ from app.core.engines.requests import SamplingParams
 
 MAX_TOP_K = 1024
 """Larger top-k values are left to llama.cpp's chain (the candidate search would not pay)."""
+NUCLEUS_CANDIDATES = 256
+"""Candidates searched first for a top-p without top-k (llama.cpp's chain starts with as many); a row
+whose nucleus is larger is sorted whole."""
 GROUP_SIZE = 64
 """Logits per group in the search for the k best (a row of V logits has V // 64 groups)."""
 
@@ -44,10 +51,11 @@ class TopKSampling:
 
     @classmethod
     def of(cls, params: SamplingParams) -> TopKSampling | None:
-        """The request's top-k sampling, or None where it needs llama.cpp's chain (greedy, no top-k
-        or a very large one, a repetition penalty).
+        """The request's sampling, or None where it needs llama.cpp's chain (greedy, a very large
+        top-k, no top-k and no top-p, a repetition penalty). ``top_k`` 0 is the whole vocabulary.
         """
-        if params.greedy or not 0 < params.top_k <= MAX_TOP_K or params.repetition_penalty != 1.0:
+        bounded = 0 < params.top_k <= MAX_TOP_K or (params.top_k == 0 and params.top_p < 1.0)
+        if params.greedy or not bounded or params.repetition_penalty != 1.0:
             return None
         return cls(params.top_k, params.top_p, params.min_p, params.temperature)
 
@@ -90,30 +98,57 @@ def sample_top_k(
     """One token per row (of ``rows``, else of every row of ``matrix``): row i sampled with
     ``settings[i]`` and the uniform number ``draws[i]`` in [0, 1).
     """
+    width = max(setting.top_k or NUCLEUS_CANDIDATES for setting in settings)
+    tokens, wider = _sample(matrix, rows, settings, draws, width)
+    if wider:  # a whole-vocabulary nucleus beyond the candidates (flat logits): sort those rows whole
+        again, _ = _sample(matrix, [i if rows is None else rows[i] for i in wider], [settings[i] for i in wider],
+                           [draws[i] for i in wider], matrix.shape[1])
+        for index, token in zip(wider, again, strict=True):
+            tokens[index] = token
+    return tokens
+
+
+def _sample(
+    matrix: Any, rows: Sequence[int] | None, settings: Sequence[TopKSampling], draws: Sequence[float], width: int
+) -> tuple[list[int], list[int]]:
+    """Tokens drawn from each row's ``width`` best logits, and the indices of the rows whose
+    whole-vocabulary nucleus (top-k 0) reaches beyond them (their tokens are not valid).
+    """
     import numpy as np
 
     count = len(settings)
-    ids, logits = top_candidates(matrix, rows, max(setting.top_k for setting in settings))
+    ids, logits = top_candidates(matrix, rows, width)
     width = ids.shape[1]
     position = np.arange(width)[None, :]
-    top_k = np.array([setting.top_k for setting in settings])[:, None]
+    top_k = np.array([setting.top_k for setting in settings])
     top_p = np.array([setting.top_p for setting in settings])
     min_p = np.array([setting.min_p for setting in settings])
     temperature = np.array([setting.temperature for setting in settings])[:, None]
+    whole = top_k == 0
+    limit = np.where(whole, width, np.minimum(top_k, width))
+    in_set = position < limit[:, None]
     logits = logits.astype(np.float64)
-    in_top_k = position < top_k
-    shifted = np.where(in_top_k, logits - logits[:, :1], -np.inf)
-    keep = np.minimum(top_k[:, 0], width)
-    # top-p over the top-k at temperature 1: the fewest tokens whose probabilities reach p
+    shifted = np.where(in_set, logits - logits[:, :1], -np.inf)
+    # top-p at temperature 1: the fewest tokens whose probabilities (over the top-k, else over the
+    # whole vocabulary) reach p
     probabilities = np.exp(shifted)
-    cumulative = np.cumsum(probabilities, axis=1) / probabilities.sum(axis=1, keepdims=True)
+    normaliser = probabilities.sum(axis=1)
+    if whole.any():
+        picked = np.flatnonzero(whole)
+        row_numbers = picked if rows is None else np.asarray(rows)[picked]
+        full = matrix[row_numbers]  # a copy (float32, as llama.cpp computes it)
+        full -= logits[picked, :1].astype(np.float32)
+        normaliser[picked] = np.exp(full, out=full).sum(axis=1, dtype=np.float64)
+    cumulative = np.cumsum(probabilities, axis=1) / normaliser[:, None]
     reached = cumulative >= top_p[:, None]
-    nucleus = np.where(reached.any(axis=1), reached.argmax(axis=1) + 1, keep)
-    keep = np.where(top_p < 1.0, np.minimum(keep, nucleus), keep)
+    found = reached.any(axis=1)
+    nucleus = np.where(found, reached.argmax(axis=1) + 1, limit)
+    keep = np.where(top_p < 1.0, np.minimum(limit, nucleus), limit)
+    wider: list[int] = np.flatnonzero(whole & ~found).tolist() if width < matrix.shape[1] else []
     # min-p: logits at least the best one's plus log(min_p); the best token always stays
     with np.errstate(divide="ignore"):
         floor = np.log(np.where(min_p > 0.0, min_p, 1.0))
-    above = np.count_nonzero(in_top_k & (shifted >= floor[:, None]), axis=1)
+    above = np.count_nonzero(in_set & (shifted >= floor[:, None]), axis=1)
     keep = np.where(min_p > 0.0, np.minimum(keep, np.maximum(above, 1)), keep)
     # temperature, then one draw against the cumulative weights of what is kept
     weights = np.where(position < keep[:, None], np.exp(shifted / temperature), 0.0)
@@ -121,4 +156,4 @@ def sample_top_k(
     targets = totals[:, -1] * np.asarray(draws, dtype=np.float64)
     chosen = (totals >= targets[:, None]).argmax(axis=1)
     tokens: list[int] = ids[np.arange(count), chosen].tolist()
-    return tokens
+    return tokens, wider
