@@ -81,21 +81,26 @@ def is_full_width(character: str) -> bool:
     return any(low <= ord(character) <= high for low, high in _FULL_WIDTH_RANGES)
 
 
+_CLOSING_QUOTES = "”’\"'"
+"""Quotes Chinese shares with English (not full width): a sentence ending in one is judged by what they enclose."""
+
+
 def join_sentences(parts: Iterable[str]) -> str:
     """``parts`` one after the other as sentences of one paragraph, in the language they are written in: a space
     after an English sentence (or any that ends in ASCII); none after Chinese punctuation such as ``。``, and a ``。``
-    after a Chinese part that ends without punctuation. Empty parts are left out. Works on text already
-    in the language shown (the window's rendered strings), so English stays as it was written."""
+    after a Chinese part that ends without punctuation (closing quotes are looked through: ``选择“自动”`` is
+    Chinese). Empty parts are left out. Works on text already in the language shown (the window's rendered
+    strings), so English stays as it was written."""
     result = ""
     for part in parts:
         if not part:
             continue
         if result:
-            last = result[-1]
+            last = result.rstrip(_CLOSING_QUOTES)[-1:] or result[-1]  # "…选择“自动”" ends in Chinese
             if is_full_width(last):
                 if unicodedata.category(last)[0] not in "PZ":
                     result += "。"
-            elif not last.isspace():
+            elif not result[-1].isspace():
                 result += " "
         result += part
     return result

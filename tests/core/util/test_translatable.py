@@ -111,6 +111,8 @@ def test_join_sentences_follows_the_language_each_part_is_written_in() -> None:
     assert join_sentences(["已保存。", "更改将在加载模型后生效。"]) == "已保存。更改将在加载模型后生效。"
     assert join_sentences(["失败（内存不足）", "请重试。"]) == "失败（内存不足）请重试。"
     assert join_sentences(["Failed.", "请重试。"]) == "Failed. 请重试。"
+    assert join_sentences(["请选择“自动”", "然后重试。"]) == "请选择“自动”。然后重试。"  # Chinese inside the quotes
+    assert join_sentences(["Choose “auto”", "Then retry."]) == "Choose “auto” Then retry."
     assert join_sentences(["", "Only.", ""]) == "Only."
 
 
