@@ -169,18 +169,25 @@ def test_frequencies_follow_the_probabilities_with_a_seeded_generator(library: A
         assert abs(counts.get(token, 0) / draws - probability) <= spread, token
 
 
-def test_a_nucleus_beyond_the_first_candidates_is_found_in_the_whole_row(library: Any) -> None:
-    """Flat logits: a top-p of 0.95 without top-k keeps thousands of tokens (the row is sorted whole)."""
+@pytest.mark.parametrize(("spread", "kept_between"), [(3.8, (64, 1024)), (0.3, (1024, 20_000))])
+def test_a_nucleus_beyond_the_first_candidates_is_found_further(
+    library: Any, spread: float, kept_between: tuple[int, int]
+) -> None:
+    """Flatter logits: a top-p of 0.95 without top-k keeps hundreds of tokens (searched among 1,024)
+    or thousands (the row sorted whole); rows picked in another order than the matrix's.
+    """
     import numpy as np
 
-    logits = (np.random.default_rng(5).standard_normal((2, 20_000)) * 0.3).astype(np.float32)
+    logits = (np.random.default_rng(5).standard_normal((2, 20_000)) * spread).astype(np.float32)
     setting = TopKSampling(top_k=0, top_p=0.95, min_p=0.0, temperature=0.8)
-    kept = llama_kept(library, logits[1], setting)
-    assert len(kept) > 1000
+    kept = [llama_kept(library, logits[row], setting) for row in range(2)]
+    assert all(kept_between[0] < len(row_kept) < kept_between[1] for row_kept in kept)
     for draw in (0.05, 0.5, 0.93, 0.999):
-        tokens = sample_top_k(logits, None, [SETTINGS[0], setting], [0.5, draw])
-        if not _near_a_boundary(kept, draw):
-            assert tokens[1] == llama_choice(kept, draw)
+        first, second = sample_top_k(logits, [1, 0], [setting, setting], [draw, 1 - draw])
+        if not _near_a_boundary(kept[1], draw):
+            assert first == llama_choice(kept[1], draw)
+        if not _near_a_boundary(kept[0], 1 - draw):
+            assert second == llama_choice(kept[0], 1 - draw)
 
 
 @pytest.mark.parametrize(

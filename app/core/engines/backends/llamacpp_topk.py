@@ -14,8 +14,8 @@ step). Here the top-k chats of a step are sampled together over llama.cpp's logi
    then one uniform draw per chat against the cumulative probabilities, in descending order.
 
 Without top-k (the HTTP API's sampling) a top-p's probabilities are over the whole vocabulary: one
-``exp`` pass per row gives their sum, and the nucleus is looked for among the row's 256 best logits,
-the row sorted whole when it reaches further (flat logits), as llama.cpp's top-p does.
+``exp`` pass per row gives their sum, and the nucleus is looked for among the row's 64 best logits,
+then 1,024, then the row sorted whole (flat logits), as llama.cpp's top-p widens its search too.
 
 The distribution is the chain's; the random numbers come from each chat's own seeded numpy
 generator, so a seed gives the same tokens run to run (not the tokens llama.cpp's generator would).
@@ -33,9 +33,9 @@ from app.core.engines.requests import SamplingParams
 
 MAX_TOP_K = 1024
 """Larger top-k values are left to llama.cpp's chain (the candidate search would not pay)."""
-NUCLEUS_CANDIDATES = 256
-"""Candidates searched first for a top-p without top-k (llama.cpp's chain starts with as many); a row
-whose nucleus is larger is sorted whole."""
+NUCLEUS_CANDIDATES = 64
+"""Candidates searched first for a top-p without top-k; a row whose nucleus is larger is searched
+again among :data:`MAX_TOP_K`, then sorted whole."""
 GROUP_SIZE = 64
 """Logits per group in the search for the k best (a row of V logits has V // 64 groups)."""
 
@@ -100,11 +100,14 @@ def sample_top_k(
     """
     width = max(setting.top_k or NUCLEUS_CANDIDATES for setting in settings)
     tokens, wider = _sample(matrix, rows, settings, draws, width)
-    if wider:  # a whole-vocabulary nucleus beyond the candidates (flat logits): sort those rows whole
-        again, _ = _sample(matrix, [i if rows is None else rows[i] for i in wider], [settings[i] for i in wider],
-                           [draws[i] for i in wider], matrix.shape[1])
+    for larger in (MAX_TOP_K, matrix.shape[1]):  # whole-vocabulary nuclei beyond the candidates (flatter logits)
+        if not wider or larger <= width:
+            continue
+        again, still = _sample(matrix, [i if rows is None else rows[i] for i in wider], [settings[i] for i in wider],
+                               [draws[i] for i in wider], larger)
         for index, token in zip(wider, again, strict=True):
             tokens[index] = token
+        wider = [wider[i] for i in still]
     return tokens
 
 
@@ -136,9 +139,13 @@ def _sample(
     if whole.any():
         picked = np.flatnonzero(whole)
         row_numbers = picked if rows is None else np.asarray(rows)[picked]
-        full = matrix[row_numbers]  # a copy (float32, as llama.cpp computes it)
-        full -= logits[picked, :1].astype(np.float32)
-        normaliser[picked] = np.exp(full, out=full).sum(axis=1, dtype=np.float64)
+        best = logits[picked, :1].astype(np.float32)
+        if rows is None and len(picked) == matrix.shape[0]:  # every row of the matrix: one new array
+            full = np.subtract(matrix, best)
+        else:
+            full = matrix[row_numbers]  # a copy
+            full -= best
+        normaliser[picked] = np.exp(full, out=full).sum(axis=1)  # float32, as llama.cpp computes it
     cumulative = np.cumsum(probabilities, axis=1) / normaliser[:, None]
     reached = cumulative >= top_p[:, None]
     found = reached.any(axis=1)
