@@ -1505,7 +1505,7 @@
     </message>
     <message>
         <source>Check the Remote API key in Settings &gt; Engine.</source>
-        <translation>请检查“设置 &gt; 引擎”中的远程 API 密钥。</translation>
+        <translation>请检查“设置 &gt; 引擎”中的“远程 API 密钥”。</translation>
     </message>
     <message>
         <source>The server at {0} has no {1} (HTTP 404){2}.</source>
@@ -1581,7 +1581,7 @@
     </message>
     <message>
         <source>GPU memory utilisation {0:.3f}</source>
-        <translation>显存利用率 {0:.3f}</translation>
+        <translation>显存使用比例 {0:.3f}</translation>
     </message>
     <message>
         <source>The vLLM engine stopped working ({0}).</source>
@@ -1657,7 +1657,7 @@
     </message>
     <message>
         <source>Set Memory utilisation to {0:.3f} or less (Automatic picks a safe value), or use a shorter context or fewer parallel chats, or close other programs.</source>
-        <translation>请把内存利用率设为 {0:.3f} 或更低（“自动”会选择安全的值），或缩短上下文、减少并行对话，或关闭其他程序。</translation>
+        <translation>请把“内存使用比例”设为 {0:.3f} 或更低（“自动”会选择安全的值），或缩短上下文、减少并行对话，或关闭其他程序。</translation>
     </message>
     <message>
         <source>Close other programs, choose a smaller model, or use a shorter context or fewer parallel chats.</source>
@@ -1669,7 +1669,7 @@
     </message>
     <message>
         <source>Memory utilisation {0:.3f}</source>
-        <translation>内存利用率 {0:.3f}</translation>
+        <translation>内存使用比例 {0:.3f}</translation>
     </message>
     <message>
         <source>The server reported an error: {0}</source>
@@ -3726,6 +3726,118 @@
     <message>
         <source>{0}: tensor {1} has a malformed safetensors entry.</source>
         <translation>{0}：张量 {1} 的 safetensors 条目格式错误。</translation>
+    </message>
+    <message>
+        <source>the magic</source>
+        <translation>文件标识</translation>
+    </message>
+    <message>
+        <source>the version</source>
+        <translation>版本号</translation>
+    </message>
+    <message>
+        <source>the tensor count</source>
+        <translation>张量数</translation>
+    </message>
+    <message>
+        <source>the key/value count</source>
+        <translation>键值对数</translation>
+    </message>
+    <message>
+        <source>a key</source>
+        <translation>一个键</translation>
+    </message>
+    <message>
+        <source>a tensor name</source>
+        <translation>一个张量名</translation>
+    </message>
+    <message>
+        <source>the element type of {0}</source>
+        <translation>{0} 的元素类型</translation>
+    </message>
+    <message>
+        <source>the dimension count of {0}</source>
+        <translation>{0} 的维数</translation>
+    </message>
+    <message>
+        <source>the length of {0}</source>
+        <translation>{0} 的长度</translation>
+    </message>
+    <message>
+        <source>the shape of {0}</source>
+        <translation>{0} 的形状</translation>
+    </message>
+    <message>
+        <source>the offset of {0}</source>
+        <translation>{0} 的偏移量</translation>
+    </message>
+    <message>
+        <source>the type of {0}</source>
+        <translation>{0} 的类型</translation>
+    </message>
+    <message>
+        <source>the value of {0}</source>
+        <translation>{0} 的值</translation>
+    </message>
+    <message>
+        <source>{0} needs {1} bytes but only {2} are left</source>
+        <translation>{0}需要 {1} 字节，但只剩 {2} 字节</translation>
+    </message>
+    <message>
+        <source>the file ended inside {0}</source>
+        <translation>文件在读取{0}时提前结束</translation>
+    </message>
+    <message>
+        <source>{0} claims {1} bytes but only {2} are left</source>
+        <translation>{0}声称有 {1} 字节，但只剩 {2} 字节</translation>
+    </message>
+    <message>
+        <source>not a GGUF file (no GGUF magic)</source>
+        <translation>不是 GGUF 文件（没有 GGUF 文件标识）</translation>
+    </message>
+    <message>
+        <source>GGUF version {0} is not supported</source>
+        <translation>不支持 GGUF 版本 {0}</translation>
+    </message>
+    <message>
+        <source>the header claims {0} key/values, more than the file can hold</source>
+        <translation>文件头声称有 {0} 个键值对，超过了文件能容纳的数量</translation>
+    </message>
+    <message>
+        <source>the header claims {0} tensors, more than the file can hold</source>
+        <translation>文件头声称有 {0} 个张量，超过了文件能容纳的数量</translation>
+    </message>
+    <message>
+        <source>a key is longer than {0} bytes</source>
+        <translation>有一个键超过 {0} 字节</translation>
+    </message>
+    <message>
+        <source>general.alignment is {0}, not a power of two</source>
+        <translation>general.alignment 为 {0}，不是 2 的幂</translation>
+    </message>
+    <message>
+        <source>{0} has unknown value type {1}</source>
+        <translation>{0} 的值类型 {1} 未知</translation>
+    </message>
+    <message>
+        <source>{0} claims {1} items, more than the file holds</source>
+        <translation>{0} 声称有 {1} 项，超过了文件中的内容</translation>
+    </message>
+    <message>
+        <source>{0} claims {1} strings, more than the file holds</source>
+        <translation>{0} 声称有 {1} 个字符串，超过了文件中的内容</translation>
+    </message>
+    <message>
+        <source>{0} is an array of type {1}, which this reader does not accept</source>
+        <translation>{0} 是类型为 {1} 的数组，本读取器不接受</translation>
+    </message>
+    <message>
+        <source>a tensor name is longer than {0} bytes</source>
+        <translation>有一个张量名超过 {0} 字节</translation>
+    </message>
+    <message>
+        <source>tensor {0} has {1} dimensions (1 to {2} allowed)</source>
+        <translation>张量 {0} 有 {1} 维（只允许 1 到 {2} 维）</translation>
     </message>
 </context>
 <context>

@@ -243,3 +243,19 @@ def test_vllm_refusing_a_kv_cache_that_leaves_too_little_memory_is_said_in_chine
     assert shown.startswith("模型连同 4.0 GiB 的 KV 缓存将占用共享内存池中的")
     assert shown.endswith("请缩短上下文或减少并行对话，或关闭其他程序。")
     assert_chinese(shown, caught.value)
+
+
+@pytest.mark.parametrize(("kept", "detail"), [(40, "文件头声称有 "), (548, "llama.vocab_size 的类型需要 4 字节"), (622, "一个键声称有 21 字节")])
+def test_a_gguf_cut_inside_its_header_is_said_in_chinese(
+        switcher: LanguageSwitcher, tiny_gguf: Path, tmp_path: Path, kept: int, detail: str) -> None:
+    cut = tmp_path / "cut.gguf"
+    cut.write_bytes(tiny_gguf.read_bytes()[:kept])  # the counts claim more than is left; a key's value cut short
+    with pytest.raises(ModelMetadataError) as caught:
+        read_model_metadata(cut)
+    assert "cut.gguf is truncated or damaged: its GGUF header cannot be read (" in str(caught.value)
+
+    shown = in_chinese(switcher, caught.value)
+
+    assert shown.startswith("cut.gguf 不完整或已损坏：无法读取其 GGUF 文件头（"), shown
+    assert detail in shown, shown  # the format's own words are in Chinese too
+    assert_chinese(shown, caught.value)

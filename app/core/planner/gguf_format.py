@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
+from app.core.util.translatable import QT_TRANSLATE_NOOP, Text
+
 GGUF_MAGIC = b"GGUF"
 SUPPORTED_VERSIONS = (2, 3)
 DEFAULT_ALIGNMENT = 32
@@ -44,6 +46,44 @@ GGML_TYPES: dict[int, tuple[str, int, int]] = {
     29: ("iq1_m", 256, 56), 30: ("bf16", 1, 2), 34: ("tq1_0", 256, 54), 35: ("tq2_0", 256, 66),
     39: ("mxfp4", 32, 17), 40: ("nvfp4", 64, 36), 41: ("q1_0", 128, 18),
 }
+
+
+def _said(template: str, *args: object) -> Text:
+    """Why the header cannot be read, in words the window translates (``QT_TRANSLATE_NOOP("ModelFiles", ...)``)."""
+    return Text("ModelFiles", template, args)
+
+
+_WHOLE_PARTS = {
+    "the magic": QT_TRANSLATE_NOOP("ModelFiles", "the magic"),
+    "the version": QT_TRANSLATE_NOOP("ModelFiles", "the version"),
+    "the tensor count": QT_TRANSLATE_NOOP("ModelFiles", "the tensor count"),
+    "the key/value count": QT_TRANSLATE_NOOP("ModelFiles", "the key/value count"),
+    "a key": QT_TRANSLATE_NOOP("ModelFiles", "a key"),
+    "a tensor name": QT_TRANSLATE_NOOP("ModelFiles", "a tensor name"),
+}
+_PARTS_OF = (
+    ("the element type of ", QT_TRANSLATE_NOOP("ModelFiles", "the element type of {0}")),
+    ("the dimension count of ", QT_TRANSLATE_NOOP("ModelFiles", "the dimension count of {0}")),
+    ("the length of ", QT_TRANSLATE_NOOP("ModelFiles", "the length of {0}")),
+    ("the shape of ", QT_TRANSLATE_NOOP("ModelFiles", "the shape of {0}")),
+    ("the offset of ", QT_TRANSLATE_NOOP("ModelFiles", "the offset of {0}")),
+    ("the type of ", QT_TRANSLATE_NOOP("ModelFiles", "the type of {0}")),
+)
+
+
+def _part(what: str) -> str:
+    """The part of the header a read was for, as the reader names it (plain strings, so reading costs nothing
+    more), made a Text when the read failed; a bare key name is that key's value."""
+    if what in _WHOLE_PARTS:
+        return _said(_WHOLE_PARTS[what])
+    for prefix, template in _PARTS_OF:
+        if what.startswith(prefix):
+            return _said(template, what[len(prefix):])
+    return _said(QT_TRANSLATE_NOOP("ModelFiles", "the value of {0}"), what)  # a key's value
+
+
+def _needs(what: str, count: int, left: int) -> Text:
+    return _said(QT_TRANSLATE_NOOP("ModelFiles", "{0} needs {1} bytes but only {2} are left"), _part(what), count, left)
 
 
 class GgufFormatError(ValueError):
@@ -106,16 +146,17 @@ class _Cursor:
 
     def take(self, count: int, what: str) -> bytes:
         if count < 0 or count > self.left:
-            raise GgufFormatError(f"{what} needs {count} bytes but only {self.left} are left", truncated=True)
+            raise GgufFormatError(_needs(what, count, self.left), truncated=True)
         data = self._handle.read(count)
         if len(data) != count:
-            raise GgufFormatError(f"the file ended inside {what}", truncated=True)
+            raise GgufFormatError(_said(QT_TRANSLATE_NOOP(
+                "ModelFiles", "the file ended inside {0}"), _part(what)), truncated=True)
         self.position += count
         return data
 
     def skip(self, count: int, what: str) -> None:
         if count < 0 or count > self.left:
-            raise GgufFormatError(f"{what} needs {count} bytes but only {self.left} are left", truncated=True)
+            raise GgufFormatError(_needs(what, count, self.left), truncated=True)
         self._handle.seek(count, 1)
         self.position += count
 
@@ -133,7 +174,9 @@ class _Cursor:
         """A length-prefixed UTF-8 string; None (and skipped) when longer than ``limit``."""
         length = self.u64(what)
         if length > self.left:
-            raise GgufFormatError(f"{what} claims {length} bytes but only {self.left} are left", truncated=True)
+            raise GgufFormatError(_said(QT_TRANSLATE_NOOP(
+                "ModelFiles", "{0} claims {1} bytes but only {2} are left"), _part(what), length,
+                self.left), truncated=True)
         if length > limit:
             self.skip(length, what)
             return None
@@ -146,30 +189,35 @@ def read_gguf_header(path: Path) -> GgufHeader:
     with path.open("rb", buffering=1 << 16) as handle:
         cursor = _Cursor(handle, size)
         if cursor.left < 4 or cursor.take(4, "the magic") != GGUF_MAGIC:
-            raise GgufFormatError("not a GGUF file (no GGUF magic)")
+            raise GgufFormatError(_said(QT_TRANSLATE_NOOP("ModelFiles", "not a GGUF file (no GGUF magic)")))
         version = cursor.u32("the version")
         if version not in SUPPORTED_VERSIONS:
-            raise GgufFormatError(f"GGUF version {version} is not supported", version=version)
+            raise GgufFormatError(_said(QT_TRANSLATE_NOOP(
+                "ModelFiles", "GGUF version {0} is not supported"), version), version=version)
         n_tensors = cursor.u64("the tensor count")
         n_fields = cursor.u64("the key/value count")
         # Smallest possible entries: a key/value is 8 (key length) + 4 (type) + 1; a tensor 8 + 4 + 4 + 8.
         if n_fields * 13 > cursor.left:
-            raise GgufFormatError(f"the header claims {n_fields} key/values, more than the file can hold",
-                                  truncated=True)
+            raise GgufFormatError(_said(QT_TRANSLATE_NOOP(
+                "ModelFiles", "the header claims {0} key/values, more than the file can hold"),
+                n_fields), truncated=True)
         if n_tensors * 24 > cursor.left:
-            raise GgufFormatError(f"the header claims {n_tensors} tensors, more than the file can hold",
-                                  truncated=True)
+            raise GgufFormatError(_said(QT_TRANSLATE_NOOP(
+                "ModelFiles", "the header claims {0} tensors, more than the file can hold"),
+                n_tensors), truncated=True)
         fields: dict[str, int | float | bool | str | GgufArray | None] = {}
         for _ in range(n_fields):
             key = cursor.string("a key", MAX_KEY_LENGTH)
             if key is None:
-                raise GgufFormatError(f"a key is longer than {MAX_KEY_LENGTH} bytes")
+                raise GgufFormatError(_said(QT_TRANSLATE_NOOP(
+                    "ModelFiles", "a key is longer than {0} bytes"), MAX_KEY_LENGTH))
             fields[key] = _read_value(cursor, cursor.u32(f"the type of {key}"), key)
         tensors = [_read_tensor_info(cursor) for _ in range(n_tensors)]
         alignment = fields.get("general.alignment", DEFAULT_ALIGNMENT)
         valid = isinstance(alignment, int) and not isinstance(alignment, bool) and alignment > 0
         if not isinstance(alignment, int) or not valid or alignment & (alignment - 1):
-            raise GgufFormatError(f"general.alignment is {alignment!r}, not a power of two")
+            raise GgufFormatError(_said(QT_TRANSLATE_NOOP(
+                "ModelFiles", "general.alignment is {0}, not a power of two"), repr(alignment)))
         data_offset = -(-cursor.position // alignment) * alignment
     return GgufHeader(version, fields, tensors, data_offset, size)
 
@@ -184,14 +232,16 @@ def _read_value(cursor: _Cursor, type_id: int, key: str) -> int | float | bool |
         element_type = cursor.u32(f"the element type of {key}")
         length = cursor.u64(f"the length of {key}")
         return _read_array(cursor, element_type, length, key)
-    raise GgufFormatError(f"{key} has unknown value type {type_id}")
+    raise GgufFormatError(_said(QT_TRANSLATE_NOOP("ModelFiles", "{0} has unknown value type {1}"), key, type_id))
 
 
 def _read_array(cursor: _Cursor, element_type: int, length: int, key: str) -> GgufArray:
     if element_type in _SCALARS:
         fmt, width = _SCALARS[element_type]
         if length * width > cursor.left:
-            raise GgufFormatError(f"{key} claims {length} items, more than the file holds", truncated=True)
+            raise GgufFormatError(_said(QT_TRANSLATE_NOOP(
+                "ModelFiles", "{0} claims {1} items, more than the file holds"), key, length),
+                truncated=True)
         if length > MAX_DECODED_ARRAY:
             cursor.skip(length * width, key)
             return GgufArray(element_type, length, None)
@@ -200,7 +250,9 @@ def _read_array(cursor: _Cursor, element_type: int, length: int, key: str) -> Gg
         return GgufArray(element_type, length, items)
     if element_type == _STRING:
         if length * 8 > cursor.left:
-            raise GgufFormatError(f"{key} claims {length} strings, more than the file holds", truncated=True)
+            raise GgufFormatError(_said(QT_TRANSLATE_NOOP(
+                "ModelFiles", "{0} claims {1} strings, more than the file holds"), key, length),
+                truncated=True)
         keep = length <= MAX_DECODED_ARRAY
         strings: list[int | float | bool | str] = []
         read: Callable[[str, int], str | None] = cursor.string
@@ -209,16 +261,21 @@ def _read_array(cursor: _Cursor, element_type: int, length: int, key: str) -> Gg
             if keep:
                 strings.append(text if text is not None else "")
         return GgufArray(element_type, length, strings if keep else None)
-    raise GgufFormatError(f"{key} is an array of type {element_type}, which this reader does not accept")
+    raise GgufFormatError(_said(QT_TRANSLATE_NOOP(
+        "ModelFiles", "{0} is an array of type {1}, which this reader does not accept"), key,
+        element_type))
 
 
 def _read_tensor_info(cursor: _Cursor) -> GgufTensorInfo:
     name = cursor.string("a tensor name", MAX_KEY_LENGTH)
     if name is None:
-        raise GgufFormatError(f"a tensor name is longer than {MAX_KEY_LENGTH} bytes")
+        raise GgufFormatError(_said(QT_TRANSLATE_NOOP(
+            "ModelFiles", "a tensor name is longer than {0} bytes"), MAX_KEY_LENGTH))
     n_dims = cursor.u32(f"the dimension count of {name}")
     if not 1 <= n_dims <= MAX_DIMS:
-        raise GgufFormatError(f"tensor {name} has {n_dims} dimensions (1 to {MAX_DIMS} allowed)")
+        raise GgufFormatError(_said(QT_TRANSLATE_NOOP(
+            "ModelFiles", "tensor {0} has {1} dimensions (1 to {2} allowed)"), name, n_dims,
+            MAX_DIMS))
     shape = tuple(cursor.u64(f"the shape of {name}") for _ in range(n_dims))
     type_id = cursor.u32(f"the type of {name}")
     offset = cursor.u64(f"the offset of {name}")

@@ -85,11 +85,11 @@ def _unreadable_reason(path: Path, exc: GgufFormatError) -> str:
     if exc.version is not None and exc.version not in SUPPORTED_GGUF_VERSIONS:
         return Text("ModelFiles", QT_TRANSLATE_NOOP("ModelFiles", "{0} uses GGUF version {1}, which this app cannot "
                                                                   "read."), (path.name, exc.version))
+    detail = exc.args[0] if exc.args and isinstance(exc.args[0], Text) else _reason(exc)  # the format's words
     if exc.truncated:
         return Text("ModelFiles", QT_TRANSLATE_NOOP(
-            "ModelFiles", "{0} is truncated or damaged: its GGUF header cannot be read ({1})."),
-            (path.name, _reason(exc)))
-    return Text("ModelFiles", QT_TRANSLATE_NOOP("ModelFiles", "{0} is damaged: {1}."), (path.name, _reason(exc)))
+            "ModelFiles", "{0} is truncated or damaged: its GGUF header cannot be read ({1})."), (path.name, detail))
+    return Text("ModelFiles", QT_TRANSLATE_NOOP("ModelFiles", "{0} is damaged: {1}."), (path.name, detail))
 
 
 def _no_key(path: Path, key: str) -> Text:
