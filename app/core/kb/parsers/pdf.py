@@ -81,7 +81,7 @@ def iter_pdf_parts(
         nonlocal heading_path, yielded_pages
         notes = list(pending_notes)
         pending_notes.clear()
-        tables = page_tables(path, [index for index in group if texts.get(index)], notes)
+        tables = page_tables(path, [index for index in group if texts.get(index)], notes, page_count)
         pages: list[PageText] = []
         for index in group:
             heading_path = outline.get(index, heading_path)
