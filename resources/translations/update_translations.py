@@ -8,8 +8,9 @@ Run from the repository root with the project's virtualenv:
     .venv/bin/python resources/translations/update_translations.py
 
 New strings are filled from translation_memory_zh_CN.json (source text -> Chinese; a key
-"Context|source" is for one context only); what is not there stays ``type="unfinished"`` in
-unidesk_zh_CN.ts and is listed. Add those to the memory file (or translate them in Qt Linguist:
+"Context|source" is for one context only), and a translation the memory has since corrected is replaced (the
+memory is the source); what is not there stays ``type="unfinished"`` in unidesk_zh_CN.ts and is listed.
+Add those to the memory file (or translate them in Qt Linguist:
 ``.venv/bin/pyside6-linguist resources/translations/unidesk_zh_CN.ts``) and run this again so the
 .qm is rebuilt. tests/ui/test_i18n_catalog.py fails until every string is translated and the .qm
 matches the .ts.
@@ -103,7 +104,8 @@ def unfinished(ts_file: Path) -> list[tuple[str, str]]:
 
 
 def fill_from_memory(ts_file: Path, memory_file: Path = MEMORY_FILE) -> int:
-    """Translate unfinished messages of ``ts_file`` that the memory knows; returns how many."""
+    """Translate the messages of ``ts_file`` that the memory knows as the memory says: unfinished ones, and finished
+    ones whose translation the memory has since corrected (the memory is the source); returns how many changed."""
     memory: dict[str, str] = json.loads(memory_file.read_text(encoding="utf-8"))["translations"]
     tree = ElementTree.parse(ts_file)
     filled = 0
@@ -113,10 +115,12 @@ def fill_from_memory(ts_file: Path, memory_file: Path = MEMORY_FILE) -> int:
             translation = message.find("translation")
             source = message.findtext("source") or ""
             known = memory.get(f"{name}|{source}", memory.get(source))
-            if translation is None or translation.get("type") != "unfinished" or not known:
+            if translation is None or not known or (translation.get("type") is None and translation.text == known):
+                continue
+            if translation.get("type") not in (None, "unfinished"):  # vanished or obsolete: lupdate's business
                 continue
             translation.text = known
-            del translation.attrib["type"]
+            translation.attrib.pop("type", None)
             filled += 1
     if filled:
         body = ElementTree.tostring(tree.getroot(), encoding="unicode")

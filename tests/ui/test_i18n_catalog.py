@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import importlib.util
+import json
 import re
 import shutil
 import xml.etree.ElementTree as ElementTree
@@ -48,6 +49,22 @@ def test_every_string_has_a_finished_chinese_translation(script: ModuleType) -> 
     messages = _messages(script.TS_FILE)
     assert len(messages) > 400
     assert messages[("KnowledgeBasePanel", "Add files…")] == "添加文件…"
+
+
+def test_every_translation_is_the_one_the_memory_holds(script: ModuleType, tmp_path: Path) -> None:
+    """A translation corrected in the memory reaches the catalogue (the script once filled only new strings)."""
+    memory = json.loads(script.MEMORY_FILE.read_text(encoding="utf-8"))["translations"]
+    stale = [(context, source) for (context, source), text in _messages(script.TS_FILE).items()
+             if memory.get(f"{context}|{source}", memory.get(source, text)) != text]
+    assert stale == [], "run resources/translations/update_translations.py"
+    corrected = tmp_path / "corrected.ts"
+    shutil.copy(script.TS_FILE, corrected)
+    edited = tmp_path / "memory.json"
+    document = json.loads(script.MEMORY_FILE.read_text(encoding="utf-8"))
+    document["translations"]["KnowledgeBasePanel|Add files…"] = "添加一些文件…"
+    edited.write_text(json.dumps(document, ensure_ascii=False), encoding="utf-8")
+    assert script.fill_from_memory(corrected, edited) == 1
+    assert _messages(corrected)[("KnowledgeBasePanel", "Add files…")] == "添加一些文件…"
 
 
 def test_the_catalogue_holds_exactly_the_strings_of_app_ui(script: ModuleType, tmp_path: Path) -> None:
