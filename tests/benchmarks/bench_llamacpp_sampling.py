@@ -6,8 +6,9 @@ wall-clock per step (median of ``--repeats`` rounds of ``--steps`` steps):
 - ``default``: the app's chat sampling (``SamplingParams()``: temperature 0.7, top-k 40, top-p 0.95,
   min-p 0.05): one ``llama_sampler_sample`` per chat (before) vs the engine's numpy top-k path;
 - ``api``: the HTTP API's (temperature 0.7, top-p 0.95, no top-k): one call per chat on this
-  thread vs the engine's helper threads (``--helpers``, default: the cores idle beside one llama.cpp
-  thread, as the engine sizes them);
+  thread vs the engine's numpy path, and vs the engine's helper threads running the chains
+  (``--helpers``, default: the cores idle beside one llama.cpp thread, as the engine sizes them;
+  what chats that still need a chain, such as penalised ones, get);
 - ``greedy``: one argmax over the rows, for scale.
 
     python -m tests.benchmarks.bench_llamacpp_sampling --model M.gguf [--seqs 1,8,16] [--helpers N]
@@ -45,6 +46,22 @@ def per_step_us(step: Callable[[], object], steps: int, repeats: int) -> list[fl
         if round_index:
             rounds.append(1e6 * (time.perf_counter() - started) / steps)
     return rounds
+
+
+def llama_chain(library: Any, params: SamplingParams) -> Any:
+    """A llama.cpp sampler chain for ``params`` (top-k, top-p, min-p, temperature, dist), as the engine
+    built one for every sampled chat before its numpy paths.
+    """
+    chain = library.llama_sampler_chain_init(library.llama_sampler_chain_default_params())
+    samplers = [library.llama_sampler_init_top_k(params.top_k)] if params.top_k > 0 else []
+    if params.top_p < 1.0:
+        samplers.append(library.llama_sampler_init_top_p(params.top_p, 1))
+    if params.min_p > 0.0:
+        samplers.append(library.llama_sampler_init_min_p(params.min_p, 1))
+    samplers += [library.llama_sampler_init_temp(params.temperature), library.llama_sampler_init_dist(params.seed or 1)]
+    for sampler in samplers:
+        library.llama_sampler_chain_add(chain, sampler)
+    return chain
 
 
 class DecodedStep:
@@ -90,16 +107,12 @@ def measure(library: Any, model: Path, sequences: int, helpers: int, steps: int,
     step = DecodedStep(library, model, sequences)
     context, matrix, rows = step.context, step.matrix, list(range(sequences))
     default_chains = [SamplerChain(library, DEFAULT_SAMPLING, step.n_vocab) for _ in rows]
-    # the old way for the default sampling: a llama.cpp chain per chat (what SamplerChain built before)
-    old_default = [library.llama_sampler_chain_init(library.llama_sampler_chain_default_params()) for _ in rows]
-    for chain in old_default:
-        for sampler in (library.llama_sampler_init_top_k(40), library.llama_sampler_init_top_p(0.95, 1),
-                        library.llama_sampler_init_min_p(0.05, 1), library.llama_sampler_init_temp(0.7),
-                        library.llama_sampler_init_dist(1)):
-            library.llama_sampler_chain_add(chain, sampler)
-    api_chains = [SamplerChain(library, API_SAMPLING, step.n_vocab) for _ in rows]
+    # the old way: a llama.cpp chain per chat (what SamplerChain built before the numpy paths)
+    old_default = [llama_chain(library, DEFAULT_SAMPLING) for _ in rows]
+    api_chains = [llama_chain(library, API_SAMPLING) for _ in rows]
     parallel = ParallelChains(library, step.n_vocab, helpers)
     settings = [TopKSampling.of(DEFAULT_SAMPLING)] * sequences
+    api_settings = [TopKSampling.of(API_SAMPLING)] * sequences
     sample = library.llama_sampler_sample
     try:
         figures = {
@@ -110,18 +123,21 @@ def measure(library: Any, model: Path, sequences: int, helpers: int, steps: int,
             "default_numpy_top_k": per_step_us(
                 lambda: sample_top_k(matrix, None, settings, [chain.draw() for chain in default_chains]),  # type: ignore[arg-type]
                 steps, repeats),
+            "api_numpy": per_step_us(
+                lambda: sample_top_k(matrix, None, api_settings, [chain.draw() for chain in default_chains]),  # type: ignore[arg-type]
+                steps, repeats),
             "api_chain_per_chat": per_step_us(
-                lambda: [sample(chain.pointer, context, row) for row, chain in zip(rows, api_chains, strict=True)],
+                lambda: [sample(chain, context, row) for row, chain in zip(rows, api_chains, strict=True)],
                 steps, repeats),
         }
         if parallel.pays(sequences):
-            jobs = [(row, chain.pointer) for row, chain in zip(rows, api_chains, strict=True)]
+            jobs = list(zip(rows, api_chains, strict=True))
             figures["api_chains_on_helpers"] = per_step_us(lambda: parallel.sample(matrix, jobs), steps, repeats)
     finally:
         parallel.close()
-        for chain in (*default_chains, *api_chains):
+        for chain in default_chains:
             chain.free()
-        for pointer in old_default:
+        for pointer in (*old_default, *api_chains):
             library.llama_sampler_free(pointer)
         step.close()
     medians = {name: statistics.median(values) for name, values in figures.items()}
@@ -129,6 +145,7 @@ def measure(library: Any, model: Path, sequences: int, helpers: int, steps: int,
                               for name, value in medians.items()}
     result["default_numpy_over_chain"] = round(medians["default_numpy_top_k"] / medians["default_chain_per_chat"], 3)
     result["default_numpy_over_greedy"] = round(medians["default_numpy_top_k"] / medians["greedy_argmax"], 3)
+    result["api_numpy_over_chain"] = round(medians["api_numpy"] / medians["api_chain_per_chat"], 3)
     if "api_chains_on_helpers" in medians:
         on_helpers = medians["api_chains_on_helpers"]
         result["api_helpers_over_one_thread"] = round(on_helpers / medians["api_chain_per_chat"], 3)
