@@ -140,18 +140,15 @@ class ReadingStage:
     def _commit_parts(self, connection: sqlite3.Connection, streamed: StreamedDocument) -> bool:
         """Commit each part as it is read (its chunks are found by keywords at once); the last one makes the
         document indexed. False when the parts stopped before the last (cancelled: the next run resumes)."""
+        try:
+            return self._commit_each(connection, streamed)
+        finally:
+            close_parts(streamed.parts)  # when it stopped early: the reader process may be midway
+
+    def _commit_each(self, connection: sqlite3.Connection, streamed: StreamedDocument) -> bool:
         state = streamed.resumed or ReadingState(streamed.content_hash, "", 0)
         fresh = streamed.resumed is None
         searchable = False
-        try:
-            return self._commit_each(connection, streamed, state, fresh, searchable)
-        finally:
-            close_parts(streamed.parts)
-
-    def _commit_each(
-        self, connection: sqlite3.Connection, streamed: StreamedDocument, state: ReadingState, fresh: bool,
-        searchable: bool,
-    ) -> bool:
         for prepared in streamed.parts:
             part = prepared.part
             state = ReadingState(
