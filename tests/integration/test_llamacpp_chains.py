@@ -6,13 +6,13 @@ vocabulary, min-p without top-k, repetition penalties.
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
+from app.core.engines.backends import llamacpp_chains
 from app.core.engines.backends.llamacpp_chains import MAX_HELPERS, ParallelChains, idle_cores
 from app.core.engines.backends.llamacpp_native import cpu_repacking_crashes, preload_library
 from app.core.engines.backends.llamacpp_sampling import SamplerChain
@@ -122,5 +122,5 @@ def test_small_vocabularies_take_no_helpers() -> None:
 def test_helpers_are_sized_from_idle_cores(
     monkeypatch: pytest.MonkeyPatch, cores: int, threads: int, offloaded: bool, helpers: int
 ) -> None:
-    monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: set(range(cores)), raising=False)
+    monkeypatch.setattr(llamacpp_chains, "default_thread_count", lambda: cores)  # physical cores
     assert idle_cores(threads, offloaded) == helpers

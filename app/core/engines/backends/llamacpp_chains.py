@@ -12,10 +12,11 @@ read, so synchronised, by the engine thread), then lets the chain accept the tok
 from __future__ import annotations
 
 import ctypes
-import os
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
+
+from app.core.engines.backends.llamacpp_native import default_thread_count
 
 MAX_HELPERS = 7
 """At most this many helper threads (with the engine thread, 8 chains at once)."""
@@ -24,14 +25,11 @@ MIN_VOCAB = 16_384
 
 
 def idle_cores(threads: int, offloaded: bool) -> int:
-    """Cores left for helpers: the usable cores less the engine thread and, on the CPU, llama.cpp's
-    threads (their spinning team would fight helpers); at most :data:`MAX_HELPERS`.
+    """Cores left for helpers: the physical cores this process may use less the engine thread and,
+    on the CPU, llama.cpp's threads (their spinning team would fight helpers, also on sibling
+    hyper-threads); at most :data:`MAX_HELPERS`.
     """
-    try:
-        usable = len(os.sched_getaffinity(0))
-    except AttributeError:  # macOS, Windows
-        usable = os.cpu_count() or 1
-    return max(0, min(MAX_HELPERS, usable - 1 - (0 if offloaded else threads)))
+    return max(0, min(MAX_HELPERS, default_thread_count() - 1 - (0 if offloaded else threads)))
 
 
 class ParallelChains:
