@@ -50,7 +50,7 @@ class _Bar(QWidget):
         self.setFixedHeight(BAR_HEIGHT + 4)
 
     def sizeHint(self) -> QSize:
-        return QSize(240, BAR_HEIGHT + 4)
+        return QSize(self.minimumWidth(), BAR_HEIGHT + 4)  # the line beside it comes first; it takes what is left
 
     def paintEvent(self, event: QPaintEvent) -> None:
         painter = QPainter(self)

@@ -32,7 +32,7 @@ SEARCH_LANE = "conversation-search"
 LIST_LANE = "conversation-list"
 SIDEBAR_MIN_WIDTH = 160
 """Titles are elided; narrower than this the search field and New chat button would be cut."""
-SIDEBAR_WIDTH = 220
+SIDEBAR_WIDTH = 190
 """The width it asks for (a 900 px window leaves the chat and the docks the rest)."""
 
 
