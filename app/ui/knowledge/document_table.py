@@ -11,7 +11,7 @@ from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTreeWidget, QTreeWidgetItem, QWidget
 
 from app.core.kb.catalog import DocumentRecord, DocumentStatus
-from app.ui.knowledge.knowledge_texts import document_status_text, failure_detail, stage_detail
+from app.ui.knowledge.knowledge_texts import document_status_text, failure_detail, notes_text, stage_detail
 from app.ui.theme import status_colors
 
 ID_ROLE = Qt.ItemDataRole.UserRole
@@ -83,7 +83,7 @@ class DocumentTable(QTreeWidget):
         for column in (PAGES, CHUNKS):
             item.setTextAlignment(column, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         failed = record.status is DocumentStatus.FAILED
-        detail = "\n".join(part for part in (stage_detail(record), record.notes or "") if part)
+        detail = "\n".join(part for part in (stage_detail(record), notes_text(record)) if part)
         item.setToolTip(STATUS, failure_detail(record) if failed else detail)
         item.setForeground(STATUS, QBrush(QColor(status_colors(self.palette()).bad)) if failed else QBrush())
 

@@ -27,7 +27,7 @@ from app.ui.knowledge.embedding_model_view import EmbeddingModelView
 from app.ui.knowledge.file_drops import install_file_drop
 from app.ui.knowledge.indexing_progress_view import IndexingProgressView
 from app.ui.knowledge.knowledge_access import KnowledgeAccess
-from app.ui.knowledge.knowledge_texts import failure_detail, failure_kind_text, status_text
+from app.ui.knowledge.knowledge_texts import failure_detail, failure_kind_text, notes_text, status_text
 from app.ui.knowledge.watched_folders_view import WatchedFoldersView
 
 UrlOpener = Callable[[QUrl], bool]
@@ -390,7 +390,7 @@ class KnowledgeBasePanel(QWidget):
         if record.status is DocumentStatus.INDEXED:
             lines.append(self.tr("{0} pages · {1} chunks").format(record.pages, record.chunk_count))
             if record.notes:
-                lines.append(self.tr("Read in part: {0}").format(record.notes))
+                lines.append(self.tr("Read in part: {0}").format(notes_text(record)))
         elif record.status is DocumentStatus.FAILED:
             lines.append(self.tr("Not indexed: {0}.").format(failure_kind_text(record.error_kind)))
             lines.append(failure_detail(record))

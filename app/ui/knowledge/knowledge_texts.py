@@ -67,6 +67,12 @@ def failure_detail(record: DocumentRecord) -> str:
     return render(failure_text(detail))
 
 
+def notes_text(record: DocumentRecord) -> str:
+    """What the reader noted about a document (one note a line), in the current language where the core's
+    words are recognised; anything else as the core wrote it."""
+    return "\n".join(render(failure_text(note)) for note in (record.notes or "").splitlines() if note.strip())
+
+
 def phase_text(progress: IndexingProgress) -> str:
     """What the indexing job is doing now, in one line."""
     phase = progress.phase
