@@ -102,7 +102,7 @@ DECLARED_TEXTS: tuple[object, ...] = (
     QT_TRANSLATE_NOOP('SettingsDeclaration', 'Embedding batch'),
     QT_TRANSLATE_NOOP('SettingsDeclaration', 'How many pieces are embedded at once while indexing. Larger batches keep a GPU busier; on a CPU 32-64 is best. Finished documents are saved after every batch.'),
     QT_TRANSLATE_NOOP('SettingsDeclaration', 'Recognise scanned pages'),
-    QT_TRANSLATE_NOOP('SettingsDeclaration', 'Read the text of scanned PDF pages and of pictures (PNG, JPEG) you add, with text recognition (OCR) for Chinese and English that runs on this computer. It runs in the background and takes about a second per page. Off: such pages are left out.'),
+    QT_TRANSLATE_NOOP('SettingsDeclaration', 'Read the text of scanned PDF pages and of pictures (PNG, JPEG) you add, with text recognition (OCR) for Chinese and English that runs on this computer. It runs in the background and takes several seconds per page on a typical CPU. Off: such pages are left out.'),
     QT_TRANSLATE_NOOP('SettingsDeclaration', 'Largest file'),
     QT_TRANSLATE_NOOP('SettingsDeclaration', 'Files bigger than this are not added to the knowledge base (they are listed as failed, with the reason), so one huge file cannot fill the memory or the disk.'),
     QT_TRANSLATE_NOOP('SettingsDeclaration', 'MB'),

@@ -4935,6 +4935,10 @@
         <translation>索引时一次嵌入多少个文本块。批越大，GPU 越忙；在 CPU 上 32-64 最好。每批完成后都会保存已完成的文档。</translation>
     </message>
     <message>
+        <source>Read the text of scanned PDF pages and of pictures (PNG, JPEG) you add, with text recognition (OCR) for Chinese and English that runs on this computer. It runs in the background and takes several seconds per page on a typical CPU. Off: such pages are left out.</source>
+        <translation>用在本机运行的中英文文字识别（OCR）读取扫描版 PDF 页面和您添加的图片（PNG、JPEG）中的文字。它在后台运行，在普通 CPU 上每页需要数秒。关闭时跳过这些页面。</translation>
+    </message>
+    <message>
         <source>Reading one file, or one part of a big file, (before its text is embedded) is stopped after this long; the file is listed as failed and not tried again until it changes. Each scanned page read by text recognition has this long of its own: a page that takes longer is skipped, the rest is kept.</source>
         <translation>读取单个文件（或大文件的一部分）（在嵌入其文本之前）超过此时长即被停止；该文件列为失败，在它改变之前不会再尝试。文字识别读取的每个扫描页各有这么长的时间：超时的页面被跳过，其余内容保留。</translation>
     </message>
@@ -4977,10 +4981,6 @@
     <message>
         <source>Recognise scanned pages</source>
         <translation>识别扫描页面</translation>
-    </message>
-    <message>
-        <source>Read the text of scanned PDF pages and of pictures (PNG, JPEG) you add, with text recognition (OCR) for Chinese and English that runs on this computer. It runs in the background and takes about a second per page. Off: such pages are left out.</source>
-        <translation>用在本机运行的中英文文字识别（OCR）读取扫描版 PDF 页面和您添加的图片（PNG、JPEG）中的文字。它在后台运行，每页约需一秒。关闭时跳过这些页面。</translation>
     </message>
     <message>
         <source>Largest file</source>

@@ -290,7 +290,7 @@ SETTINGS: tuple[SettingSpec, ...] = (
         "kb.ocr", BOOL, True, "Recognise scanned pages",
         "Read the text of scanned PDF pages and of pictures (PNG, JPEG) you add, with text "
         "recognition (OCR) for Chinese and English that runs on this computer. It runs in the "
-        "background and takes about a second per page. Off: such pages are left out.",
+        "background and takes several seconds per page on a typical CPU. Off: such pages are left out.",
         group="Indexing",
     ),
     SettingSpec(
