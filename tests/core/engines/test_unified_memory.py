@@ -18,7 +18,7 @@ from app.core.engines.unified_memory import (
     require_safe_utilization,
     safe_memory_utilization,
 )
-from app.core.hardware.report import GpuInfo, HardwareReport, UnifiedMemoryVerdict
+from app.core.hardware.report import GpuInfo, HardwareReport
 from app.core.planner import PlanRequest, plan_memory, read_model_metadata
 from app.core.planner.compute import VLLM_HOST_OVERHEAD_BYTES
 from tests.core.planner.fake_hardware import GIB, cpu_only, gb10, gh200
