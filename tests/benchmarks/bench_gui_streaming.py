@@ -2,7 +2,8 @@
 and the GUI thread's busy share, against an idle window in the same run.
 
     .venv/bin/python -m tests.benchmarks.bench_gui_streaming [--rate 250] [--seconds 8] [--rounds 3] [--long 50]
-        [--answer-chars 40000] [--answer-rate 800] [--only conversation|answer|open]
+        [--answer-chars 40000] [--answer-rate 800] [--only conversation|answer|open|model]
+        [--model MODEL.gguf --model-tokens 24000 --model-context 32768]
 
 A real main window (offscreen by default; ``--platform xcb`` under Xvfb) shows a stored conversation whose
 answer is fed by a fake stream: a thread pushing Markdown token pieces (prose, lists, fenced code) at
@@ -25,6 +26,11 @@ The open case switches to the ``--long``-message conversation (from a short one)
 from the switch: the newest message on show, every message built, and the longest gap of the heartbeat in
 between (a stall: the window drew nothing meanwhile), with the GUI thread's CPU time; ``stall_over_build`` is
 the longest stall over the whole build (1.0: built in one go).
+
+The model case (``--model``, any GGUF; ``--only model``) streams one real answer of ``--model-tokens`` tokens
+(sampled, end of text ignored) twice in one run: headless (the engine drained 40 times a second, as the
+window's frames drain it) and into the window; ``window_over_headless`` is the ratio of their seconds (1.0:
+the window costs the engine nothing), with each one's characters per second in the first and last quarter.
 """
 
 from __future__ import annotations
@@ -74,7 +80,7 @@ def _phase(app: Any, seconds: float) -> dict[str, float]:
     }
 
 
-def _open_window(home: Path) -> tuple[Any, Any, Any]:
+def _open_window(home: Path, settings: dict[str, Any] | None = None) -> tuple[Any, Any, Any]:
     """A real main window with the chat half over a fresh home (fake machine facts: no probing work)."""
     from app.main import build_context
     from app.ui.main_window import MainWindow
@@ -82,7 +88,10 @@ def _open_window(home: Path) -> tuple[Any, Any, Any]:
     from tests.ui.conftest import fake_machine, make_services
 
     context = build_context(str(home), verbose=False)
-    services = make_services(context, fake_machine()).with_chat(context.paths)
+    services = make_services(context, fake_machine())
+    if settings:
+        services.live_settings.replace(context.settings.with_changes(settings))
+    services = services.with_chat(context.paths)
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance()
@@ -384,6 +393,120 @@ def measure_open(messages: int, rounds: int) -> dict[str, Any]:
     }
 
 
+def _rates(marks: list[tuple[float, int]]) -> dict[str, float]:
+    """Seconds, characters, and characters per second over the first and the last quarter of the characters."""
+    total = sum(size for _at, size in marks)
+    start, end = marks[0][0], marks[-1][0]
+    so_far, quarter, three_quarters = 0, None, None
+    for at, size in marks:
+        so_far += size
+        if quarter is None and so_far >= total / 4:
+            quarter = at
+        if three_quarters is None and so_far >= total * 3 / 4:
+            three_quarters = at
+    assert quarter is not None and three_quarters is not None
+    return {
+        "seconds": end - start,
+        "chars": float(total),
+        "first_quarter_chars_per_s": total / 4 / max(1e-9, quarter - start),
+        "last_quarter_chars_per_s": total / 4 / max(1e-9, end - three_quarters),
+    }
+
+
+def _model_settings(context_tokens: int) -> dict[str, Any]:
+    return {"engine.parallel_chats": 1, "engine.context_length": context_tokens, "engine.warmup": False}
+
+
+def _headless(model: Path, tokens: int, context_tokens: int) -> dict[str, float]:
+    """The engine alone, drained 40 times a second."""
+    from app.core.engines.requests import ChatRequest, SamplingParams
+    from app.main import build_context
+    from tests.ui.conftest import fake_machine, make_services
+
+    with tempfile.TemporaryDirectory(prefix="unidesk-bench-headless-") as home:
+        context = build_context(home, verbose=False)
+        services = make_services(context, fake_machine())
+        services.live_settings.replace(context.settings.with_changes(_model_settings(context_tokens)))
+        manager = services.engine_manager
+        manager.load(model)
+        sampling = SamplingParams(temperature=0.8, seed=1, max_tokens=tokens, ignore_eos=True)
+        stream = manager.submit(ChatRequest.single_prompt("Hello there", sampling))
+        marks: list[tuple[float, int]] = []
+        while True:
+            ended = stream.wait(1 / 40)
+            piece = stream.drain()
+            if piece:
+                marks.append((time.perf_counter(), len(piece)))
+            if ended and not piece:
+                break
+        manager.unload()
+    return _rates(marks)
+
+
+def _in_window(model: Path, tokens: int, context_tokens: int) -> dict[str, float]:
+    """The same answer asked in the window; its text as the view receives it, and the GUI thread's share."""
+    from PySide6.QtCore import QEventLoop, QTimer
+    from PySide6.QtWidgets import QApplication
+
+    from app.core.engines.requests import SamplingParams
+    from app.ui.pyside_workarounds import protect_none_from_pyside
+
+    protect_none_from_pyside()
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    assert app is not None
+    with tempfile.TemporaryDirectory(prefix="unidesk-bench-model-") as home:
+        window, services, _context = _open_window(Path(home), _model_settings(context_tokens))
+        view = window.chat_view
+        assert window.load_model(model)
+        loop = QEventLoop()
+        poll = QTimer()
+        poll.setInterval(20)
+        poll.timeout.connect(lambda: loop.quit() if window.model_status.state != "loading" else None)
+        poll.start()
+        loop.exec()
+        if window.model_status.state != "ready":
+            raise SystemExit(f"{model} did not load: {window.model_status.text.text()}")
+        view.sampling = SamplingParams(temperature=0.8, seed=1, max_tokens=tokens, ignore_eos=True)
+        marks: list[tuple[float, int]] = []
+        view.running.text_arrived.connect(lambda _c, _m, piece: marks.append((time.perf_counter(), len(piece))))
+        started = [False]
+
+        def check() -> None:
+            shown = view.conversation_id
+            running = shown is not None and view.running.is_running(shown)
+            started[0] = started[0] or running
+            if started[0] and not running:
+                loop.quit()
+
+        poll.timeout.disconnect()
+        poll.timeout.connect(check)
+        wall, cpu = time.perf_counter(), time.thread_time()
+        assert view.send("Hello there")
+        loop.exec()
+        poll.stop()
+        figures = _rates(marks)
+        figures["gui_thread_cpu_share"] = (time.thread_time() - cpu) / (time.perf_counter() - wall)
+        window.close()
+        services.chat.close()
+        services.engine_manager.unload()
+    return figures
+
+
+def measure_model(model: Path, tokens: int, context_tokens: int) -> dict[str, Any]:
+    """The model case: one real answer headless and in the window, in one run."""
+    if not model.is_file():
+        raise SystemExit(f"--model {model}: no such file; give the path of a .gguf model")
+    headless = _headless(model, tokens, context_tokens)
+    windowed = _in_window(model, tokens, context_tokens)
+    return {
+        "model": model.name,
+        "tokens": tokens,
+        "headless": {key: round(value, 3) for key, value in headless.items()},
+        "window": {key: round(value, 3) for key, value in windowed.items()},
+        "window_over_headless": round(windowed["seconds"] / max(1e-9, headless["seconds"]), 3),
+    }
+
+
 def measure(rate: float, seconds: float, rounds: int, long_messages: int) -> dict[str, Any]:
     from PySide6.QtWidgets import QApplication
 
@@ -459,7 +582,10 @@ def main() -> int:
     parser.add_argument("--long", type=int, default=50, help="stored messages before the question in the long case")
     parser.add_argument("--answer-chars", type=int, default=40_000, help="length of the long-answer case")
     parser.add_argument("--answer-rate", type=float, default=800.0, help="tokens per second of the long answer")
-    parser.add_argument("--only", choices=("conversation", "answer", "open"), help="run one case only")
+    parser.add_argument("--only", choices=("conversation", "answer", "open", "model"), help="run one case only")
+    parser.add_argument("--model", type=Path, help="a GGUF model for the model case (left out: no model case)")
+    parser.add_argument("--model-tokens", type=int, default=24_000, help="length of the model's answer")
+    parser.add_argument("--model-context", type=int, default=32_768, help="context length to load it with")
     parser.add_argument("--platform", default="offscreen", help="Qt platform plugin (default offscreen)")
     args = parser.parse_args()
     os.environ["QT_QPA_PLATFORM"] = args.platform
@@ -470,6 +596,8 @@ def main() -> int:
         result["long_answer"] = measure_long_answer(args.answer_rate, args.answer_chars, args.rounds)
     if args.only in (None, "open"):
         result["open_long_conversation"] = measure_open(args.long, args.rounds)
+    if args.model is not None and args.only in (None, "model"):
+        result["model"] = measure_model(args.model, args.model_tokens, args.model_context)
     result.setdefault("benchmark", "gui_streaming")
     print(json.dumps(result, indent=2))
     return 0 if all(part.get("passed", True) for part in (result, result.get("long_answer", {}))) else 1
