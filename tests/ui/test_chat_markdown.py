@@ -235,3 +235,22 @@ def test_a_code_block_cut_while_streaming_keeps_one_copy_link_and_its_number(qtb
     assert sum(_anchor_count(part, "copy-code:1") for part in body.parts) == 1
     continued = body.parts[1].document().begin()
     assert continued.blockFormat().hasProperty(QTextFormat.Property.BlockCodeFence)  # still shown as code
+
+
+def test_an_answer_shown_while_it_is_written_is_cut_as_streaming_cuts_it(qtbot: Any) -> None:
+    """Switching back to a conversation whose answer is being written shows its text so far in one go; a long
+    paragraph was then one part, rendered whole again every quarter second as more text came."""
+    text = _small_model_text(30_000)
+    body = MarkdownBody()
+    qtbot.addWidget(body)
+    body.show()
+    body.set_markdown(text, streaming=True)
+    assert len(body.parts) > 5
+    sizes = _stream(body, _small_model_text(3_000), 180)
+    assert max(render for render, _shown in sizes) <= SOFT_PART_CHARS + 200
+    body.finish()
+    assert len(body.parts) == 1
+    once = MarkdownBody()
+    qtbot.addWidget(once)
+    once.set_markdown(body.source_text)
+    assert body.parts[0].toHtml() == once.parts[0].toHtml()

@@ -88,7 +88,9 @@ class MarkdownBody(QWidget):
         """What is on show, as plain text."""
         return "\n".join(part.toPlainText() for part in self.parts)
 
-    def set_markdown(self, text: str) -> None:
+    def set_markdown(self, text: str, *, streaming: bool = False) -> None:
+        """Render ``text``; ``streaming``: more will be appended (an answer shown while it is written), so a last
+        part with no split point is cut as streaming cuts it, until ``finish``."""
         self._render_timer.stop()
         self._markdown = True
         self._source = text
@@ -96,6 +98,8 @@ class MarkdownBody(QWidget):
         for end in chunk_ends(text, 0, PART_CHARS):
             self._render_part(len(self.parts) - 1, end)
             self._add_part(end)
+        while streaming and len(text) - self._starts[-1] >= SOFT_PART_CHARS:
+            self._cut_softly()
         self._render_part(len(self.parts) - 1, len(text))
 
     def set_plain(self, text: str) -> None:
@@ -207,10 +211,16 @@ class MarkdownBody(QWidget):
             self._render_part(last, cut)
             self._add_part(cut)
         elif len(self._source) - start >= SOFT_PART_CHARS:
-            cut = start + soft_cut(self._source[start:], PART_CHARS)
-            self._render_part(last, cut)
-            self._add_part(cut, soft=True)
+            self._cut_softly()
         self._render_part(len(self.parts) - 1, len(self._source))
+
+    def _cut_softly(self) -> None:
+        """Finish the last part between ``PART_CHARS`` and ``SOFT_PART_CHARS`` (at a line end or space if there
+        is one) and start a new last part there (joined again by ``finish``)."""
+        start = self._starts[-1]
+        cut = start + soft_cut(self._source[start:start + SOFT_PART_CHARS], PART_CHARS)
+        self._render_part(len(self.parts) - 1, cut)
+        self._add_part(cut, soft=True)
 
     # ---- links --------------------------------------------------------------------------------
     def _link_activated(self, url: QUrl) -> None:

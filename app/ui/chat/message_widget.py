@@ -173,7 +173,7 @@ class MessageWidget(QFrame):
             if is_user:
                 self.body.set_plain(text)
             else:
-                self.body.set_markdown(text)
+                self.body.set_markdown(text, streaming=entry.streaming)
             self._shown_text = text
         elif not entry.streaming:
             self.body.finish()  # the answer has ended: its last words as Markdown now, in one piece
