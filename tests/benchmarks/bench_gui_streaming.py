@@ -413,8 +413,14 @@ def _rates(marks: list[tuple[float, int]]) -> dict[str, float]:
     }
 
 
+MODEL_THREADS = 1
+"""Engine threads for the model case: one, so a busy machine's other work does not stall llama.cpp's spinning
+threads differently in the two runs."""
+
+
 def _model_settings(context_tokens: int) -> dict[str, Any]:
-    return {"engine.parallel_chats": 1, "engine.context_length": context_tokens, "engine.warmup": False}
+    return {"engine.parallel_chats": 1, "engine.context_length": context_tokens, "engine.warmup": False,
+            "engine.threads": MODEL_THREADS}
 
 
 def _headless(model: Path, tokens: int, context_tokens: int) -> dict[str, float]:
