@@ -116,7 +116,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(arguments)
     # Before anything imports numpy: a CUDA build of llama.cpp loaded after numpy crashed on model load.
     # The window preloads only a GPU build (found on disk), so a CPU machine's first paint does not wait for it.
-    from app.core.engines.backends.llamacpp_native import has_gpu_backend_library, preload_library
+    from app.core.engines.backends.llamacpp_native import preload_library
+    from app.core.hardware.gpu_libraries import has_gpu_backend_library
 
     if args.command in MODEL_COMMANDS or (args.command is None and not args.self_test and has_gpu_backend_library()):
         preload_library()
