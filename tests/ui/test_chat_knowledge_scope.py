@@ -144,7 +144,8 @@ def test_off_in_one_conversation_one_document_in_another_and_the_choice_is_kept(
     screenshot(dialog, "chat-20-knowledge-scope-dialog")
     save(dialog)
     assert button.text() == "Knowledge base: 1 document"
-    assert store.conversation(herons.id).kb_scope == KnowledgeScope(document_ids=(ids["heron"],))
+    heron_only = KnowledgeScope(document_ids=(ids["heron"],))
+    qtbot.waitUntil(lambda: store.conversation(herons.id).kb_scope == heron_only, timeout=LOAD_MS)  # saved off-thread
     ask(qtbot, window, "What do sea otters eat?")
     assert citation_paths(window, herons.id) == {str(files["heron"].resolve())}
     screenshot(window, "chat-21-knowledge-scope-button")
@@ -222,7 +223,8 @@ def test_the_tree_shows_folders_documents_and_their_state_and_folders_can_be_cho
     screenshot(dialog, "chat-22-knowledge-scope-folders")
     save(dialog)
     assert button.text() == "Knowledge base: 1 folder, 1 document"
-    assert store.conversation(conversation.id).kb_scope == KnowledgeScope((ids["loose"],), (docs,))
+    chosen = KnowledgeScope((ids["loose"],), (docs,))
+    qtbot.waitUntil(lambda: store.conversation(conversation.id).kb_scope == chosen, timeout=LOAD_MS)  # saved off-thread
 
     dialog = open_scope_dialog(qtbot, button)
     reopened = dialog.tree.item_for_folder(docs)

@@ -245,7 +245,8 @@ def test_vllm_refusing_a_kv_cache_that_leaves_too_little_memory_is_said_in_chine
     assert_chinese(shown, caught.value)
 
 
-@pytest.mark.parametrize(("kept", "detail"), [(40, "文件头声称有 "), (548, "llama.vocab_size 的类型需要 4 字节"), (622, "一个键声称有 21 字节")])
+@pytest.mark.parametrize(("kept", "detail"), [
+    (40, "文件头声称有 "), (548, "llama.vocab_size 的类型需要 4 字节"), (622, "一个键声称有 21 字节")])
 def test_a_gguf_cut_inside_its_header_is_said_in_chinese(
         switcher: LanguageSwitcher, tiny_gguf: Path, tmp_path: Path, kept: int, detail: str) -> None:
     cut = tmp_path / "cut.gguf"
