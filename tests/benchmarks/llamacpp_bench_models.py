@@ -119,6 +119,11 @@ def write_bench_gguf(path: Path, shape: ModelShape, dtype: GgufDtype, seed: int 
         writer.add_tensor(name, _matrix(pool, rows, cols, dtype, rng), raw_dtype=raw_dtype)
     for name in _norm_names(shape):
         writer.add_tensor(name, np.ones(shape.n_embd, dtype=np.float32))
+    return finish_gguf(writer, partial, path)
+
+
+def finish_gguf(writer: Any, partial: Path, path: Path) -> Path:
+    """Write ``writer``'s model to ``partial``, then move it to ``path`` (a half-written file never has its name)."""
     try:
         writer.write_header_to_file()
         writer.write_kv_data_to_file()

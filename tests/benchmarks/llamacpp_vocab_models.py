@@ -19,7 +19,7 @@ import os
 import sys
 from pathlib import Path
 
-from tests.benchmarks.llamacpp_bench_models import small_vocabulary
+from tests.benchmarks.llamacpp_bench_models import finish_gguf, small_vocabulary
 from tests.fixtures.gguf_models import INIT_STD, ModelShape, _add_metadata, _matrix_shapes, _norm_names
 from tests.fixtures.vocab import SPACE_MARK, TOKEN_TYPE_NORMAL, SpmVocabulary
 
@@ -69,16 +69,7 @@ def write_vocab_gguf(path: Path, vocab: int, seed: int = 0, peaked: bool = False
         writer.add_tensor(name, weights.astype(np.float16))
     for name in _norm_names(shape):
         writer.add_tensor(name, np.ones(shape.n_embd, dtype=np.float32))
-    try:
-        writer.write_header_to_file()
-        writer.write_kv_data_to_file()
-        writer.write_tensors_to_file()
-        writer.close()
-        os.replace(partial, path)
-    finally:
-        writer.close()
-        partial.unlink(missing_ok=True)
-    return path
+    return finish_gguf(writer, partial, path)
 
 
 if __name__ == "__main__":
