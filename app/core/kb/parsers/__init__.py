@@ -64,15 +64,7 @@ def parse_document(path: Path, ocr: OcrStep | None = None) -> ParsedDocument:
             ),
         )
     try:
-        if not path.is_file():
-            path.stat()  # raises the precise error: missing, permission denied, ...
-            if path.is_dir():
-                raise IsADirectoryError(21, "Is a directory", str(path))
-            raise DocumentError.for_file(path, "unsupported", "this is not a regular file", None)
-        if path.stat().st_size == 0:
-            raise DocumentError.for_file(
-                path, "empty", "the file is empty (0 bytes)", "There is nothing to index in it."
-            )
+        check_file(path)
         if format_name == "sniff":
             return _parse_unknown_text(path)
         if format_name == "docx":
@@ -84,6 +76,17 @@ def parse_document(path: Path, ocr: OcrStep | None = None) -> ParsedDocument:
         raise error.with_path(path) from None
     except OSError as error:
         raise DocumentError.from_os_error(path, error) from error
+
+
+def check_file(path: Path) -> None:
+    """What every reading checks first: a regular file (else the precise OS error), and not empty."""
+    if not path.is_file():
+        path.stat()  # raises the precise error: missing, permission denied, ...
+        if path.is_dir():
+            raise IsADirectoryError(21, "Is a directory", str(path))
+        raise DocumentError.for_file(path, "unsupported", "this is not a regular file", None)
+    if path.stat().st_size == 0:
+        raise DocumentError.for_file(path, "empty", "the file is empty (0 bytes)", "There is nothing to index in it.")
 
 
 def _parser(format_name: str) -> Parser:

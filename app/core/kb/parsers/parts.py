@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from app.core.kb.documents import DocumentPart, ParsedDocument
-from app.core.kb.parsers import parse_document
+from app.core.kb.parsers import check_file, parse_document
 from app.core.kb.parsers.errors import DocumentError
 from app.core.kb.parsers.formats import format_for_path
 from app.core.kb.parsers.plain import PART_BYTES, iter_text_parts
@@ -40,11 +40,11 @@ def document_parts(
     format_name = format_for_path(path)
     try:
         if format_name == "text":
-            _check_file(path)
+            check_file(path)
             yield from iter_text_parts(path, format_name, resume, part_bytes=part_bytes)
             return
         if format_name == "pdf":
-            _check_file(path)
+            check_file(path)
             from app.core.kb.parsers.pdf import iter_pdf_parts
 
             yield from iter_pdf_parts(path, format_name, ocr, resume)
@@ -62,13 +62,3 @@ def read_parts(
     """The reader process's streaming reader without OCR (scanned pages and pictures are not read)."""
     return document_parts(path, resume, None, part_bytes)
 
-
-def _check_file(path: Path) -> None:
-    """What parse_document checks first: a regular file, not empty."""
-    if not path.is_file():
-        path.stat()  # raises the precise error: missing, permission denied, ...
-        if path.is_dir():
-            raise IsADirectoryError(21, "Is a directory", str(path))
-        raise DocumentError.for_file(path, "unsupported", "this is not a regular file", None)
-    if path.stat().st_size == 0:
-        raise DocumentError.for_file(path, "empty", "the file is empty (0 bytes)", "There is nothing to index in it.")
