@@ -15,7 +15,8 @@ from typing import Any
 
 import pytest
 
-from app.core.engines.backends.llamacpp import LlamaCppEngine
+from app.core.engines.backends.llamacpp import WARM_UP_MESSAGE, LlamaCppEngine
+from app.core.engines.backends.llamacpp_slots import common_prefix_length
 from app.core.engines.base import EngineConfig, EngineError, ModelLoadError, NoModelLoadedError
 from app.core.engines.requests import GREEDY, ChatMessage, ChatRequest, SamplingParams
 from app.core.engines.stream import RequestStream
@@ -210,7 +211,8 @@ def test_after_a_failed_load_a_good_model_loads(
 OOM_SCRIPT = """
 import json, resource, sys
 from pathlib import Path
-from app.core.engines.backends.llamacpp import LlamaCppEngine
+from app.core.engines.backends.llamacpp import WARM_UP_MESSAGE, LlamaCppEngine
+from app.core.engines.backends.llamacpp_slots import common_prefix_length
 from app.core.engines.base import EngineConfig, ModelLoadError
 import llama_cpp.llama_cpp
 vm = next(int(line.split()[1]) * 1024 for line in open("/proc/self/status") if line.startswith("VmSize"))
@@ -558,7 +560,7 @@ def test_an_evicted_conversation_is_prefilled_again_and_answers_the_same(
 
 
 # ---- warm-up and unload -----------------------------------------------------------------------------
-def test_warm_up_runs_a_real_request_and_leaves_no_trace(
+def test_warm_up_runs_a_real_request_and_leaves_only_the_template_opening(
     engine_factory: EngineFactory, deep_model: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     engine = engine_factory(deep_model)
@@ -575,11 +577,18 @@ def test_warm_up_runs_a_real_request_and_leaves_no_trace(
     assert len(warm_up_streams) == 1
     warm = warm_up_streams[0]
     assert warm.finish_reason == "length" and warm.metrics.generated_tokens > 0 and warm.metrics.prefilled_tokens > 0
+    # what the warm-up's prompt shares with any other chat: the template's opening, kept for the first chat
+    warm_prompt = engine.tokenize(engine.render_prompt(user(WARM_UP_MESSAGE)))
+    first_prompt = engine.tokenize(engine.render_prompt(user(PROMPTS[0])))
+    opening = common_prefix_length(warm_prompt, first_prompt)
+    assert 0 < opening < len(warm_prompt)
     snapshot = engine.metrics()
-    assert (snapshot.requests_finished, snapshot.tokens_generated, snapshot.kv_cells_used) == (0, 0, 0)
+    assert (snapshot.requests_finished, snapshot.tokens_generated, snapshot.kv_cells_used) == (0, 0, opening)
     assert snapshot.last_time_to_first_token_s is None
     after = run(engine, ChatRequest(user(PROMPTS[0]), greedy(4)))
-    assert after.metrics.reused_prompt_tokens == 0
+    assert after.metrics.reused_prompt_tokens == opening
+    cold = engine_factory(deep_model, prefix_caching=False)
+    assert after.text == run(cold, ChatRequest(user(PROMPTS[0]), greedy(4))).text
 
 
 def _engine_threads() -> list[threading.Thread]:

@@ -18,6 +18,7 @@ from app.core.engines.backends.llamacpp_native import (
 from app.core.engines.backends.llamacpp_native import describe_build as describe_native_build
 from app.core.engines.backends.llamacpp_requests import PendingRequest
 from app.core.engines.backends.llamacpp_scheduler import BatchScheduler
+from app.core.engines.backends.llamacpp_slots import common_prefix_length
 from app.core.engines.backends.llamacpp_tokens import NativeTokenizer
 from app.core.engines.base import (
     BackendName,
@@ -41,6 +42,8 @@ UNLOAD_JOIN_TIMEOUT_S = 30.0
 WARM_UP_TIMEOUT_S = 120.0
 WARM_UP_MESSAGE = "Hello, please answer in one short sentence."
 WARM_UP_SAMPLING = SamplingParams(temperature=0.0, top_p=1.0, top_k=0, min_p=0.0, max_tokens=4, ignore_eos=True)
+OPENING_PROBES = ("?", "你好")
+"""User messages that, rendered beside the warm-up's, show which prompt tokens every chat begins with."""
 
 
 def _engine_thread_main(
@@ -140,8 +143,11 @@ class LlamaCppEngine:
         return scheduler, template
 
     def warm_up(self) -> None:
-        """Run a short greedy request through the real path, then drop its KV and statistics."""
-        scheduler, _ = self._require()
+        """Run a short greedy request through the real path, then drop its statistics and its KV except
+        the chat template's opening, which every chat begins with: the first chat after load then
+        reuses it, as every later chat reuses an earlier one's (prompt reuse), and starts as fast.
+        """
+        scheduler, template = self._require()
         conversation_id = f"__warm_up__{uuid.uuid4().hex}"
         request = ChatRequest(
             messages=(ChatMessage("user", WARM_UP_MESSAGE),),
@@ -155,11 +161,24 @@ class LlamaCppEngine:
         if stream.error is not None:
             raise stream.error
 
+        opening = self._template_opening(template)
+
         def clear() -> None:
-            scheduler.forget_conversation(conversation_id)
+            scheduler.trim_conversation(conversation_id, opening)
             scheduler.reset_statistics()
 
         scheduler.call(clear, WARM_UP_TIMEOUT_S)
+
+    def _template_opening(self, template: ChatTemplate) -> int:
+        """Number of prompt tokens every one-message chat begins with (BOS, the template's header and
+        any system prompt it adds by itself): the tokens the warm-up's message shares with others.
+        """
+        scheduler, _ = self._require()
+        prompts = [
+            scheduler.tokenizer.tokenize_prompt(template.render((ChatMessage("user", text),)))
+            for text in (WARM_UP_MESSAGE, *OPENING_PROBES)
+        ]
+        return min(common_prefix_length(prompts[0], other) for other in prompts[1:])
 
     def submit(self, request: ChatRequest) -> RequestStream:
         """Queue ``request``; returns its stream at once (a bad prompt ends the stream with an error)."""

@@ -434,11 +434,21 @@ class BatchScheduler:
         self._publish(now)
 
     # ---- engine thread: housekeeping ------------------------------------------------------
-    def forget_conversation(self, conversation_id: str) -> None:
-        """Clear the KV of idle slots owned by ``conversation_id`` (used after the warm-up)."""
+    def trim_conversation(self, conversation_id: str, keep_tokens: int = 0) -> None:
+        """Cut the KV of idle slots owned by ``conversation_id`` to its first ``keep_tokens`` tokens and
+        give the slots up (used after the warm-up: the chat template's opening stays, for any chat to reuse).
+        Where the memory cannot drop a tail (recurrent models), the whole sequence is cleared.
+        """
+        remove = self._library.llama_memory_seq_rm
+        memory = self.native.memory
         for slot in self._slots.slots:
-            if slot.conversation_id == conversation_id and not slot.busy:
-                self._library.llama_memory_seq_rm(self.native.memory, slot.seq_id, -1, -1)
+            if slot.conversation_id != conversation_id or slot.busy:
+                continue
+            keep = min(keep_tokens, len(slot.tokens))
+            if keep > 0 and remove(memory, slot.seq_id, keep, -1):
+                self._slots.trim(slot, keep)
+            else:
+                remove(memory, slot.seq_id, -1, -1)
                 self._slots.forget(slot)
         self._publish(time.perf_counter())
 

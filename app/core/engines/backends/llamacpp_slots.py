@@ -48,7 +48,7 @@ class SlotTable:
 
     Order of preference: the request's own conversation; any idle slot whose cached tokens
     cover at least half of the prompt (like llama-server's prompt-similarity choice); an idle
-    slot no conversation owns (best prefix first); else the least recently used idle slot,
+    slot no conversation owns (best prefix first, then the lowest id); else the least recently used idle slot,
     evicting its conversation (which is re-prefilled transparently when it returns).
     """
 
@@ -91,7 +91,9 @@ class SlotTable:
             return best
         unowned = [slot for slot in idle if slot.conversation_id is None]
         if unowned:
-            return max(unowned, key=lambda slot: (prefixes[slot.seq_id], -slot.last_used))
+            # lowest id on a tie: chats decoding together then hold neighbouring ids, and llama.cpp runs
+            # one step for all of them (with a KV stream per chat, a gap in the ids splits the step in two)
+            return max(unowned, key=lambda slot: (prefixes[slot.seq_id], -slot.seq_id))
         return min(idle, key=lambda slot: slot.last_used)
 
     def release(self, slot: SequenceSlot) -> None:
@@ -102,5 +104,9 @@ class SlotTable:
 
     def forget(self, slot: SequenceSlot) -> None:
         """The slot's KV was cleared: it holds nothing and belongs to no conversation."""
-        slot.tokens.clear()
+        self.trim(slot, 0)
+
+    def trim(self, slot: SequenceSlot, keep_tokens: int) -> None:
+        """The slot's KV was cut to its first ``keep_tokens`` tokens; it belongs to no conversation."""
+        del slot.tokens[keep_tokens:]
         slot.conversation_id = None

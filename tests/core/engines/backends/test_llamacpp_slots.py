@@ -101,3 +101,22 @@ def test_forget_clears_tokens_and_owner() -> None:
     slot = table.slots[0]
     table.forget(slot)
     assert slot.tokens == [] and slot.conversation_id is None
+
+
+def test_an_anonymous_chat_takes_the_lowest_free_id_so_running_chats_stay_neighbours() -> None:
+    # with a KV stream per chat, llama.cpp splits a step whose ids have a gap (0, 2, 3) in two
+    table = SlotTable(4)
+    running = [table.acquire(None, [10 * n, 10 * n + 1]) for n in (1, 2, 3)]
+    assert [choice.slot.seq_id for choice in running if choice is not None] == [0, 1, 2]
+    table.release(running[1].slot)  # type: ignore[union-attr]
+    choice = table.acquire(None, [40, 41])  # slot 3 was used least recently, slot 1 fills the gap
+    assert choice is not None and choice.slot.seq_id == 1
+
+
+def test_trim_keeps_the_opening_for_any_chat_to_reuse() -> None:
+    table = SlotTable(2)
+    seq = _finish(table, "warm-up", [1, 2, 3, 4], [5])
+    table.trim(table.slots[seq], 2)
+    assert table.slots[seq].tokens == [1, 2] and table.slots[seq].conversation_id is None
+    choice = table.acquire("new", [1, 2, 9])
+    assert choice is not None and choice.slot.seq_id == seq and choice.reused_tokens == 2
