@@ -23,7 +23,7 @@ from app.core.chat.export import ExportFormat
 from app.core.config import Settings, spec_for
 from app.core.config.schema import same_value
 from app.core.engines.base import LoadedModel
-from app.core.engines.manager import MIN_RETRY_CONTEXT
+from app.core.engines.manager import MIN_RETRY_CONTEXT, ManagerState
 from app.core.hardware import HardwareReport, format_report
 from app.core.models.library import ModelLibrary
 from app.core.services.gauge_readings import GaugeSnapshot
@@ -52,7 +52,7 @@ from app.ui.models.model_manager_dialog import ModelManagerDialog
 from app.ui.settings.declaration_text import declared
 from app.ui.settings.settings_dialog import SettingsDialog
 from app.ui.shortcuts import install_shortcuts
-from app.ui.state.engine_state import EnginePhase, EngineSnapshot, EngineState
+from app.ui.state.engine_state import EngineSnapshot, EngineState
 from app.ui.state.gui_services import ChatServices, GuiServices
 from app.ui.status.memory_notice_bar import MemoryNoticeBar
 from app.ui.status.model_status import ModelStatus
@@ -370,7 +370,7 @@ class MainWindow(QMainWindow):
         self._bridge.run_in_background(manager.unload, lambda _result: self._unloaded())
 
     def _unloaded(self) -> None:
-        self.engine_state.set_none()
+        self.engine_state.set_empty()
         self.sampler.reset_speed()
         self.sampler.sample_now()
 
@@ -388,23 +388,23 @@ class MainWindow(QMainWindow):
 
     def _show_engine_state(self, snapshot: EngineSnapshot) -> None:
         """Everything in the window that follows the engine's state (the status bar follows it by itself)."""
-        shown = (snapshot.phase, snapshot.model_name, snapshot.error)
+        shown = (snapshot.state, snapshot.model_name, snapshot.error)
         if shown == self._engine_shown:
             return  # only the load's progress moved
         opening, self._engine_shown = self._engine_shown is None, shown
-        phase, name, error = shown
+        state, name, error = shown
         if self.chat_view is not None:
-            self.chat_view.set_model_state(snapshot.phase.value, error if phase is EnginePhase.FAILED else name)
-        loading = phase is EnginePhase.LOADING
+            self.chat_view.set_model_state(state, error if state is ManagerState.FAILED else name)
+        loading = state is ManagerState.LOADING
         for action in (self.load_action, self.load_folder_action):
             action.setEnabled(not loading)
         self.welcome.load_button.setEnabled(not loading)
-        self.unload_action.setEnabled(phase is EnginePhase.READY)
-        if phase is EnginePhase.LOADING:
+        self.unload_action.setEnabled(state is ManagerState.READY)
+        if state is ManagerState.LOADING:
             self.welcome.set_message(lambda: self.tr("Loading {0}…").format(name))
-        elif phase is EnginePhase.READY:
+        elif state is ManagerState.READY:
             self.welcome.set_message(lambda: self.tr("{0} is ready.").format(name))
-        elif phase is EnginePhase.FAILED:
+        elif state is ManagerState.FAILED:
             self.welcome.set_message(lambda: self.tr("The model could not be loaded: {0}").format(render(error)))
         elif not opening:  # a window that opens with no model keeps the welcome's own words
             self.welcome.set_message(lambda: self.tr("No model is loaded."))

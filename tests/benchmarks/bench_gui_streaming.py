@@ -454,6 +454,7 @@ def _in_window(model: Path, tokens: int, context_tokens: int) -> dict[str, float
     from PySide6.QtCore import QEventLoop, QTimer
     from PySide6.QtWidgets import QApplication
 
+    from app.core.engines.manager import ManagerState
     from app.core.engines.requests import SamplingParams
     from app.ui.pyside_workarounds import protect_none_from_pyside
 
@@ -467,10 +468,10 @@ def _in_window(model: Path, tokens: int, context_tokens: int) -> dict[str, float
         loop = QEventLoop()
         poll = QTimer()
         poll.setInterval(20)
-        poll.timeout.connect(lambda: loop.quit() if window.model_status.state != "loading" else None)
+        poll.timeout.connect(lambda: loop.quit() if window.model_status.state is not ManagerState.LOADING else None)
         poll.start()
         loop.exec()
-        if window.model_status.state != "ready":
+        if window.model_status.state is not ManagerState.READY:
             raise SystemExit(f"{model} did not load: {window.model_status.text.text()}")
         view.sampling = SamplingParams(temperature=0.8, seed=1, max_tokens=tokens, ignore_eos=True)
         marks: list[tuple[float, int]] = []

@@ -11,6 +11,7 @@ from typing import Any
 from app.context import AppContext
 from app.core.chat.records import Message
 from app.core.chat.store import ConversationStore
+from app.core.engines.manager import ManagerState
 from app.core.engines.requests import GREEDY, SamplingParams
 from app.core.util.jobs import Job
 from app.ui.chat.chat_view import ChatView
@@ -56,8 +57,9 @@ class ChatWindows:
         self._opened.append((window, services.chat))
         if model is not None:
             assert window.load_model(model)
-            self._qtbot.waitUntil(lambda: window.model_status.state != "loading", timeout=LOAD_TIMEOUT_MS)
-            assert window.model_status.state == "ready", window.model_status.text.text()
+            self._qtbot.waitUntil(lambda: window.model_status.state is not ManagerState.LOADING,
+                                  timeout=LOAD_TIMEOUT_MS)
+            assert window.model_status.state is ManagerState.READY, window.model_status.text.text()
         return window
 
     def close(self) -> None:

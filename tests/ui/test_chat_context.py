@@ -13,6 +13,7 @@ import pytest
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QWidget
 
+from app.core.engines.manager import ManagerState
 from app.main import build_context
 from app.ui.chat.context_preview import PREVIEW_DELAY_MS, PREVIEW_MAX_WAIT_S
 from app.ui.main_window import MainWindow
@@ -55,8 +56,8 @@ def test_without_a_model_the_input_says_so_and_load_model_loads_one(
     qtbot.waitUntil(manager.isVisible, timeout=LOAD_TIMEOUT_MS)
     manager.add_model_file(use_after=True)
     assert chosen == ["asked"]
-    qtbot.waitUntil(lambda: window.model_status.state == "ready", timeout=LOAD_TIMEOUT_MS)
-    assert view.model_state == "ready" and not view.notice.isVisible()
+    qtbot.waitUntil(lambda: window.model_status.state is ManagerState.READY, timeout=LOAD_TIMEOUT_MS)
+    assert view.model_state is ManagerState.READY and not view.notice.isVisible()
     qtbot.waitUntil(lambda: bool(view.meter.parts()), timeout=PREVIEW_TIMEOUT_MS)
     assert view.meter.parts()["question"] > 0  # the kept draft is counted
 

@@ -18,7 +18,7 @@ from PySide6.QtGui import QPaintEvent
 from PySide6.QtWidgets import QPlainTextEdit, QWidget
 
 from app.context import AppContext
-from app.core.engines.manager import EngineManager
+from app.core.engines.manager import EngineManager, ManagerState
 from app.core.hardware import HardwareReport
 from app.core.hardware.backend import recommend_backend
 from app.core.models.library import ModelLibrary
@@ -105,7 +105,7 @@ def test_the_input_says_what_the_engine_does_when_a_model_loads_and_fails(
     window.resize(1100, 700)
     wait_painted(qtbot, painted, editor, "No model loaded")
     assert window.load_model(tiny_gguf)
-    qtbot.waitUntil(lambda: window.model_status.state == "ready", timeout=LOAD_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: window.model_status.state is ManagerState.READY, timeout=LOAD_TIMEOUT_MS)
     name = window.engine_state.snapshot.model_name
     # Drawn on screen, not only set: Qt repaints a placeholder only when it appears or disappears.
     wait_painted(qtbot, painted, editor, "Message", name)
@@ -117,7 +117,7 @@ def test_the_input_says_what_the_engine_does_when_a_model_loads_and_fails(
     screenshot(window, "engine-state-input-ready-zh")
     assert window.load_model(not_a_model_file)
     assert view.meter.budget is None  # the last model's budget went with it
-    qtbot.waitUntil(lambda: window.model_status.state == "failed", timeout=LOAD_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: window.model_status.state is ManagerState.FAILED, timeout=LOAD_TIMEOUT_MS)
     assert view.meter.budget is None and view.meter.label.text() == "上下文：未加载模型"
     wait_painted(qtbot, painted, editor, "模型无法加载")
     assert "GGUF" in view.notice.full_text and "GGUF" in window.model_status.text.text()
@@ -137,7 +137,7 @@ def test_a_relaunch_shows_the_remembered_model_loading_from_the_first_frame(
     painted = PaintedPlaceholder(editor)
     window.resize(1100, 700)
     # The machine check is still running: the model waits for it, and everything says it is loading.
-    assert window.model_status.state == "loading"
+    assert window.model_status.state is ManagerState.LOADING
     assert tiny_gguf.name in window.model_status.text.text()
     wait_painted(qtbot, painted, editor, "Loading", tiny_gguf.name, "type")
     assert view.notice.kind == "model" and tiny_gguf.name in view.notice.full_text
@@ -152,7 +152,7 @@ def test_a_relaunch_shows_the_remembered_model_loading_from_the_first_frame(
     screenshot(window, "engine-state-relaunch-loading-zh")
     switcher.apply("en")
     release.set()
-    qtbot.waitUntil(lambda: window.model_status.state == "ready", timeout=LOAD_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: window.model_status.state is ManagerState.READY, timeout=LOAD_TIMEOUT_MS)
     wait_painted(qtbot, painted, editor, "Message", window.engine_state.snapshot.model_name)
     assert window.model_status.text.text().startswith("Ready")
     assert window.unload_action.isEnabled()
@@ -172,7 +172,7 @@ def test_the_status_bar_says_loading_until_the_model_is_ready(
     # The load waits for the probe; past the bridge's delay, every step it reports is shown as it comes.
     qtbot.waitUntil(lambda: time.monotonic() - started > PROGRESS_DELAY_S + 0.1, timeout=10_000)
     release.set()
-    qtbot.waitUntil(lambda: window.model_status.state == "ready", timeout=LOAD_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: window.model_status.state is ManagerState.READY, timeout=LOAD_TIMEOUT_MS)
     while_loading = lines[:-1]
     assert any(":" in line for line in while_loading), lines  # the steps were shown
     assert all(line.startswith("Loading") and "Ready" not in line for line in while_loading), lines
@@ -212,7 +212,7 @@ def test_the_model_manager_footer_follows_the_load_to_ready_and_to_failure_in_ch
     use_installed(qtbot, window, tiny_gguf)
     assert manager.message.text() == f"Loading {tiny_gguf.name}…"  # held: the probe is not done
     release.set()
-    qtbot.waitUntil(lambda: window.model_status.state == "ready", timeout=LOAD_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: window.model_status.state is ManagerState.READY, timeout=LOAD_TIMEOUT_MS)
     name = window.engine_state.snapshot.model_name
     assert manager.message.text() == f"{name} is loaded and ready."
     window.open_models()
@@ -228,7 +228,7 @@ def test_the_model_manager_footer_follows_the_load_to_ready_and_to_failure_in_ch
     switcher.apply("zh_CN")
     qtbot.waitUntil(lambda: manager.windowTitle() != "Models", timeout=5_000)
     use_installed(qtbot, window, broken)
-    qtbot.waitUntil(lambda: window.model_status.state == "failed", timeout=LOAD_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: window.model_status.state is ManagerState.FAILED, timeout=LOAD_TIMEOUT_MS)
     footer = manager.message.text()
     assert "broken.gguf" in footer
     names = ["broken.gguf", ".gguf", "config.json"]
@@ -253,7 +253,7 @@ def test_a_folder_that_is_no_model_fails_with_its_reason_in_chinese(
     folder.mkdir()
     switcher.apply("zh_CN")
     assert window.load_model(folder)
-    qtbot.waitUntil(lambda: window.model_status.state == "failed", timeout=LOAD_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: window.model_status.state is ManagerState.FAILED, timeout=LOAD_TIMEOUT_MS)
     texts = [window.model_status.text.text(), view.notice.full_text, view.composer.editor.placeholderText()]
     assert all("holiday-photos" in text for text in texts[:2])
     assert english_left(texts, ["holiday-photos", "config.json", ".gguf"]) == [], texts

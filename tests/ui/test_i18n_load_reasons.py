@@ -24,7 +24,7 @@ from app.core.engines.backends.vllm import _load_error
 from app.core.engines.backends.vllm_memory import size_kv_cache
 from app.core.engines.base import EngineConfig, EngineError, ModelLoadError, RemoteTarget
 from app.core.engines.chat_template import ChatTemplate, ChatTemplateError
-from app.core.engines.manager import EngineManager
+from app.core.engines.manager import EngineManager, ManagerState
 from app.core.engines.requests import ChatMessage, ChatRequest
 from app.core.engines.unified_memory import EnginePool
 from app.core.planner import read_model_metadata
@@ -139,7 +139,7 @@ def test_the_status_bar_tooltip_notes_speak_chinese(
     window = chat_windows.open()
     window.resize(1200, 760)
     assert window.load_model(tiny_gguf)
-    qtbot.waitUntil(lambda: window.model_status.state == "ready", timeout=LOAD_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: window.model_status.state is ManagerState.READY, timeout=LOAD_TIMEOUT_MS)
     english = window.model_status.text.toolTip()
     assert "Threads: " in english and "Flash attention: " in english
 

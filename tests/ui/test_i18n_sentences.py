@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from app.context import AppContext
+from app.core.engines.manager import ManagerState
 from app.core.models.fit import VariantFit
 from app.core.planner import PlanRequest, plan_memory, read_model_metadata
 from app.ui.i18n import LanguageSwitcher, render
@@ -71,7 +72,7 @@ def test_applying_reload_settings_says_so_in_chinese_sentences(
         switcher: LanguageSwitcher, screenshot: Any) -> None:
     window = open_window(app_context, make_services(app_context, fake_machine()))
     window.load_model(tiny_gguf)
-    qtbot.waitUntil(lambda: window.model_status.state == "ready", timeout=60_000)
+    qtbot.waitUntil(lambda: window.model_status.state is ManagerState.READY, timeout=60_000)
     assert switcher.apply("zh_CN") == "zh_CN"
     window.open_settings()
     dialog = window.settings_dialog
@@ -86,4 +87,4 @@ def test_applying_reload_settings_says_so_in_chinese_sentences(
     assert said.startswith("已保存。正在重新加载模型以应用：") and "。 " not in said, said
     assert "并行对话" in said and "上下文长度" in said and "、" in said, said  # the names listed the Chinese way
     screenshot(dialog, "settings-applied-reload-zh")
-    qtbot.waitUntil(lambda: window.model_status.state == "ready", timeout=60_000)
+    qtbot.waitUntil(lambda: window.model_status.state is ManagerState.READY, timeout=60_000)

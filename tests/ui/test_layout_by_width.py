@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QStyle, QWidget
 import tests.core.hardware.hardware_machines as machines
 from app.context import AppContext
 from app.core.chat.records import KnowledgeScope
+from app.core.engines.manager import ManagerState
 from app.core.hardware import format_report, probe_hardware
 from app.core.kb.catalog import DocumentRecord, DocumentStatus
 from app.core.services.gauge_readings import GaugeSnapshot, MemoryBarReading, MemorySegment, SpeedReading
@@ -136,7 +137,7 @@ def test_the_window_is_usable_at_900_by_600_with_a_model_loaded(
     window.resize(900, 600)
     qtbot.waitUntil(lambda: window.width() == 900 and window.height() == 600, timeout=WAIT_MS)
     assert window.load_model(tiny_gguf)
-    qtbot.waitUntil(lambda: window.model_status.state == "ready", timeout=LOAD_MS)
+    qtbot.waitUntil(lambda: window.model_status.state is ManagerState.READY, timeout=LOAD_MS)
     qtbot.waitUntil(lambda: window.sampler.latest is not None and window.sampler.latest.model_loaded,
                     timeout=WAIT_MS)
     window.gauges_dock.raise_()

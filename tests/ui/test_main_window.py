@@ -38,7 +38,7 @@ def test_window_opens_without_a_model_and_shows_the_probe(
     qtbot: Any, app_context: AppContext, open_window: Callable[..., MainWindow], screenshot: Shot
 ) -> None:
     window = open_window(app_context, make_services(app_context, probe_hardware))
-    assert window.model_status.state == "none"
+    assert window.model_status.state is ManagerState.EMPTY
     assert "No model loaded" in window.model_status.text.text()
     assert window.sidebar is None and window.chat_view is None  # no conversations: the welcome page alone
     assert window.chat_slot.currentWidget() is window.welcome and window.welcome.isVisible()
@@ -72,11 +72,11 @@ def test_loading_a_real_model_shows_it_in_the_status_bar_and_the_gauges(
 ) -> None:
     window = open_window(app_context, make_services(app_context, fake_machine()))
     assert window.load_model(tiny_gguf)
-    assert window.model_status.state == "loading"
+    assert window.model_status.state is ManagerState.LOADING
     assert not window.load_action.isEnabled()  # one load at a time
     assert not window.load_model(tiny_gguf)  # refused while the first load runs
-    qtbot.waitUntil(lambda: window.model_status.state != "loading", timeout=LOAD_TIMEOUT_MS)
-    assert window.model_status.state == "ready", window.model_status.text.text()
+    qtbot.waitUntil(lambda: window.model_status.state is not ManagerState.LOADING, timeout=LOAD_TIMEOUT_MS)
+    assert window.model_status.state is ManagerState.READY, window.model_status.text.text()
     status = window.services.engine_manager.status()
     assert status.state is ManagerState.READY and status.plan is not None
     text = window.model_status.text.text()
@@ -110,7 +110,7 @@ def test_a_model_that_fails_to_load_is_reported_and_the_window_keeps_working(
 ) -> None:
     window = open_window(app_context, make_services(app_context, fake_machine()))
     window.load_model(not_a_model_file)
-    qtbot.waitUntil(lambda: window.model_status.state == "failed", timeout=LOAD_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: window.model_status.state is ManagerState.FAILED, timeout=LOAD_TIMEOUT_MS)
     assert "GGUF" in window.model_status.text.text()
     assert window.load_action.isEnabled()
     assert window.services.engine_manager.status().state is ManagerState.FAILED
@@ -168,7 +168,7 @@ def test_a_slow_load_shows_progress_in_the_status_bar_and_the_window_stays_respo
     timer.start(20)
     try:
         window.load_model(tiny_gguf)
-        assert window.model_status.state == "loading" and not window.model_status.progress.isVisible()
+        assert window.model_status.state is ManagerState.LOADING and not window.model_status.progress.isVisible()
         qtbot.waitUntil(window.model_status.progress.isVisible, timeout=30_000)  # after the ~0.5 s delay
         assert window.model_status.progress.value() == 50  # the load is held at half way
         assert "Reading weights" in window.model_status.text.text()
@@ -179,11 +179,11 @@ def test_a_slow_load_shows_progress_in_the_status_bar_and_the_window_stays_respo
         # which itself runs on the GUI thread).
         ticks.clear()
         qtbot.waitUntil(lambda: len(ticks) >= 15, timeout=30_000)
-        assert window.model_status.state == "loading" and not release.is_set()
+        assert window.model_status.state is ManagerState.LOADING and not release.is_set()
         ticks_while_held = list(ticks)
     finally:
         release.set()
-    qtbot.waitUntil(lambda: window.model_status.state == "ready", timeout=LOAD_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: window.model_status.state is ManagerState.READY, timeout=LOAD_TIMEOUT_MS)
     timer.stop()
     assert not window.model_status.progress.isVisible()
     # Gaps generous enough for a loaded machine; a load on the GUI thread would have blocked it throughout.
@@ -196,7 +196,7 @@ def test_choosing_the_dark_theme_applies_it_at_once(
 ) -> None:
     window = open_window(app_context, make_services(app_context, fake_machine()))
     window.load_model(tiny_gguf)
-    qtbot.waitUntil(lambda: window.model_status.state == "ready", timeout=60_000)
+    qtbot.waitUntil(lambda: window.model_status.state is ManagerState.READY, timeout=60_000)
     dark = window.services.live_settings.get().with_changes({"ui.theme": "dark"})
     try:
         assert window.apply_settings(dark) == "Saved."

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QWidget
 
 from app.context import AppContext
 from app.core.engines.admission import RequestsPausedError
+from app.core.engines.manager import ManagerState
 from app.core.engines.requests import ChatRequest
 from app.core.hardware.live_memory import MemoryView
 from app.core.hardware.nvml_reader import GpuMemory
@@ -50,7 +51,7 @@ def test_low_memory_pauses_requests_offers_a_smaller_reload_and_unloads_below_th
     window.guardian.stop()  # from here the test feeds the samples (the real machine has plenty free)
     manager = window.services.engine_manager
     assert window.load_model(tiny_gguf)
-    qtbot.waitUntil(lambda: window.model_status.state == "ready", timeout=LOAD_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: window.model_status.state is ManagerState.READY, timeout=LOAD_TIMEOUT_MS)
     status = manager.status()
     assert status.loaded is not None
     first_context = status.loaded.config.context_length
@@ -69,14 +70,14 @@ def test_low_memory_pauses_requests_offers_a_smaller_reload_and_unloads_below_th
 
     qtbot.mouseClick(bar.reload_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: not bar.isVisible(), timeout=10_000)
-    qtbot.waitUntil(lambda: window.model_status.state == "ready" and manager.status().loaded is not None
+    qtbot.waitUntil(lambda: window.model_status.state is ManagerState.READY and manager.status().loaded is not None
                     and manager.status().loaded.config.context_length != first_context, timeout=LOAD_TIMEOUT_MS)
     reloaded = manager.status().loaded
     assert reloaded is not None and reloaded.config.context_length == first_context // 2
 
     notice = observe_on_another_thread(window, MemoryView(TOTAL, int(0.6 * GIB)))
     assert notice is not None and notice.action == "unloaded"
-    qtbot.waitUntil(lambda: window.model_status.state == "none", timeout=10_000)
+    qtbot.waitUntil(lambda: window.model_status.state is ManagerState.EMPTY, timeout=10_000)
     assert manager.engine is None and bar.isVisible()
     assert "The model was unloaded to keep the system responsive" in bar.label.text()
     assert not bar.unload_button.isVisible() and bar.reload_button.isVisible()
@@ -103,7 +104,7 @@ def test_a_card_filled_by_another_program_is_named_as_the_reason_in_both_languag
     window.guardian.stop()  # the test feeds the samples
     manager = window.services.engine_manager
     assert window.load_model(tiny_gguf)
-    qtbot.waitUntil(lambda: window.model_status.state == "ready", timeout=LOAD_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: window.model_status.state is ManagerState.READY, timeout=LOAD_TIMEOUT_MS)
     plan = manager.status().plan
     assert plan is not None and plan.memory_kind == "discrete" and plan.gpu_bytes > 0  # the model is planned on it
 
@@ -126,7 +127,7 @@ def test_a_card_filled_by_another_program_is_named_as_the_reason_in_both_languag
 
     notice = observe_on_another_thread(window, card_view(0.2))
     assert notice is not None and notice.action == "unloaded" and notice.headroom.signal == "gpu"
-    qtbot.waitUntil(lambda: window.model_status.state == "none", timeout=10_000)
+    qtbot.waitUntil(lambda: window.model_status.state is ManagerState.EMPTY, timeout=10_000)
     qtbot.waitUntil(lambda: "模型已被卸载" in bar.label.text(), timeout=10_000)
     assert f"GPU 显存（{CARD}）" in bar.label.text()
     screenshot(window, "memory-guardian-gpu-unloaded-zh")

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QCheckBox, QComboBox, QLineEdit, QWidget
 
 from app.context import AppContext
 from app.core.config import SETTINGS, Settings, TextFormat, ValueKind
+from app.core.engines.manager import ManagerState
 from app.ui.main_window import MainWindow
 from app.ui.settings.path_field import PathField
 from app.ui.settings.setting_double_spin_box import SettingDoubleSpinBox
@@ -184,7 +185,7 @@ def test_apply_saves_and_reloads_the_model_for_reload_settings(
 ) -> None:
     window = open_window(app_context, make_services(app_context, fake_machine()))
     window.load_model(tiny_gguf)
-    qtbot.waitUntil(lambda: window.model_status.state == "ready", timeout=LOAD_MS)
+    qtbot.waitUntil(lambda: window.model_status.state is ManagerState.READY, timeout=LOAD_MS)
     loads_before = window.loader.loads_started
     window.open_settings()
     dialog = window.settings_dialog
@@ -201,7 +202,7 @@ def test_apply_saves_and_reloads_the_model_for_reload_settings(
     saved = app_context.settings_store.load().settings
     assert saved.int_value("engine.parallel_chats") == 2
     assert saved.float_value("sampling.temperature") == pytest.approx(0.2)
-    qtbot.waitUntil(lambda: window.model_status.state == "ready", timeout=LOAD_MS)
+    qtbot.waitUntil(lambda: window.model_status.state is ManagerState.READY, timeout=LOAD_MS)
     loaded = window.services.engine_manager.status().loaded
     assert loaded is not None and loaded.config.parallel_chats == 2
     assert "2 chats" in window.model_status.text.text()

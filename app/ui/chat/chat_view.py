@@ -16,6 +16,7 @@ from app.core.chat.prompt import ContextBudget
 from app.core.chat.records import Citation, Conversation, Message
 from app.core.chat.store import ConversationStore, new_id
 from app.core.engines.base import NoModelLoadedError
+from app.core.engines.manager import ManagerState
 from app.core.engines.requests import SamplingParams
 from app.core.services.answer_job import AnswerJob
 from app.core.services.chat_session import ChatSession
@@ -72,7 +73,7 @@ class ChatView(QWidget):
         self.sampling: SamplingParams | None = None
         """Sampling for new answers (None: from the settings)."""
         self.conversation_id: str | None = None
-        self.model_state = "none"
+        self.model_state = ManagerState.EMPTY
         self._model_detail = ""
         self._conversation_title = ""
         self._deleting: set[str] = set()
@@ -126,7 +127,7 @@ class ChatView(QWidget):
         bottom.addWidget(self.composer)
         layout.addLayout(bottom)
         self.title.setContentsMargins(16, 0, 16, 0)
-        self.set_model_state("none")
+        self.set_model_state(ManagerState.EMPTY)
         self.show_conversation(None)
         follow_language(self, self.retranslate_ui)
 
@@ -196,11 +197,11 @@ class ChatView(QWidget):
         self.title.setText(self._conversation_title or self.tr("New chat"))
 
     # ---- model state -----------------------------------------------------------------------
-    def set_model_state(self, state: str, detail: str = "") -> None:
-        """"none", "loading", "ready" or "failed" (``detail``: the model's name or the failure)."""
+    def set_model_state(self, state: ManagerState, detail: str = "") -> None:
+        """The window's engine state (``detail``: the model's name, or the failure when FAILED)."""
         self.model_state = state
         self._model_detail = detail
-        if state == "ready":
+        if state is ManagerState.READY:
             self.notice.clear("model")
         else:
             self._show_budget(None)  # at once: the last model's budget no longer holds
@@ -211,12 +212,12 @@ class ChatView(QWidget):
     def _placeholder(self) -> str:
         """The composer's placeholder for the model state, in the current language."""
         state, detail = self.model_state, self._model_detail
-        if state == "ready":
+        if state is ManagerState.READY:
             return (self.tr("Message {0} (Enter sends, Shift+Enter new line)").format(detail)
                     if detail else self.tr("Message (Enter sends, Shift+Enter new line)"))
-        if state == "loading":  # the same words as the notice above it
+        if state is ManagerState.LOADING:  # the same words as the notice above it
             return self.tr("Loading {0}… You can type meanwhile.").format(detail or self.tr("the model"))
-        if state == "failed":
+        if state is ManagerState.FAILED:
             return self.tr("The model could not be loaded. Use Load model… to choose one.")
         return self.tr("No model loaded. Use Load model… to choose one.")
 
@@ -227,15 +228,15 @@ class ChatView(QWidget):
     def _show_model_notice(self) -> None:
         """While no model is ready, the notice line says so (unless another notice is up)."""
         state, detail = self.model_state, self._model_detail
-        if state == "ready" or self.notice.kind not in ("", "model"):  # another notice is up (also before showing)
-            return
-        if state == "loading":
+        if state is ManagerState.READY or self.notice.kind not in ("", "model"):
+            return  # ready, or another notice is up (also before showing)
+        if state is ManagerState.LOADING:
             self.notice.show_notice("model", lambda: self.tr("Loading {0}… You can type meanwhile.").format(
                 detail or self.tr("the model")), level="info", dismissable=False)
             return
-        text = (lambda: self.tr("No model is loaded: load one to chat.")) if state == "none" else (
+        text = (lambda: self.tr("No model is loaded: load one to chat.")) if state is ManagerState.EMPTY else (
             lambda: self.tr("The model could not be loaded: {0}").format(render(detail)))
-        self.notice.show_notice("model", text, level="warning" if state == "none" else "error",
+        self.notice.show_notice("model", text, level="warning" if state is ManagerState.EMPTY else "error",
                                 action="load_model", action_text=lambda: self.tr("Load model…"), dismissable=False)
 
     # ---- answering -------------------------------------------------------------------------
@@ -407,7 +408,7 @@ class ChatView(QWidget):
     # ---- context meter ---------------------------------------------------------------------
     def _show_budget(self, budget: ContextBudget | None) -> None:
         self._clear_notice("too_long")
-        if budget is None and self.model_state == "loading":
+        if budget is None and self.model_state is ManagerState.LOADING:
             self.meter.set_unavailable(lambda: self.tr("Context: counted once the model has loaded"))
         elif budget is None:
             self.meter.set_unavailable(lambda: self.tr("Context: no model loaded"))

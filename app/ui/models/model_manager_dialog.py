@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.config import Settings
+from app.core.engines.manager import ManagerState
 from app.core.hardware.report import HardwareReport
 from app.core.models.downloads import DownloadJob
 from app.core.models.fit import VariantFit, badge_request_from_settings
@@ -36,7 +37,7 @@ from app.ui.models.catalog_tree import VariantKey
 from app.ui.models.download_box import DownloadBox
 from app.ui.models.first_run_page import FirstRunPage
 from app.ui.models.local_models_page import LocalModelsPage
-from app.ui.state.engine_state import EnginePhase, EngineSnapshot, EngineState
+from app.ui.state.engine_state import EngineSnapshot, EngineState
 
 UseModel = Callable[[Path], bool]
 POLL_MS = 250
@@ -338,18 +339,18 @@ class ModelManagerDialog(QDialog):
         """The footer's line for the engine's state now (the window's EngineState)."""
         snapshot = self._engine_state.snapshot if self._engine_state is not None else EngineSnapshot()
         name = snapshot.model_name
-        if snapshot.phase is EnginePhase.LOADING:
+        if snapshot.state is ManagerState.LOADING:
             return self.tr("Loading {0}…").format(name)
-        if snapshot.phase is EnginePhase.READY:
+        if snapshot.state is ManagerState.READY:
             return self.tr("{0} is loaded and ready.").format(name)
-        if snapshot.phase is EnginePhase.FAILED:
+        if snapshot.state is ManagerState.FAILED:
             return self.tr("{0} could not be loaded: {1}").format(name, render(snapshot.error))
         return ""
 
     def _engine_state_changed(self, snapshot: EngineSnapshot) -> None:
         if self._message_source == self._engine_text:
             self._say(self._engine_text)
-        if self.isVisible() and snapshot.phase is not EnginePhase.LOADING:
+        if self.isVisible() and snapshot.state is not ManagerState.LOADING:
             self.refresh_local()  # the installed list marks the model in use (not again for each load step)
 
     def add_model_file(self, *, use_after: bool = False) -> None:

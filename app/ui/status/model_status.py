@@ -7,12 +7,14 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QWidget
 
 from app.core.engines.base import LoadedModel
+from app.core.engines.manager import ManagerState
 from app.core.engines.selection import BackendSelection
 from app.ui.i18n import follow_language, render
-from app.ui.state.engine_state import EnginePhase, EngineSnapshot, EngineState
+from app.ui.state.engine_state import EngineSnapshot, EngineState
 
 BACKEND_NAMES = {"llamacpp": "llama.cpp", "vllm": "vLLM"}
-STATE_COLORS = {"none": "#9e9e9e", "loading": "#fb8c00", "ready": "#43a047", "failed": "#e53935"}
+STATE_COLORS = {ManagerState.EMPTY: "#9e9e9e", ManagerState.LOADING: "#fb8c00", ManagerState.READY: "#43a047",
+                ManagerState.FAILED: "#e53935"}
 
 
 class ModelStatus(QWidget):
@@ -41,8 +43,6 @@ class ModelStatus(QWidget):
         layout.addWidget(self.text, stretch=1)
         layout.addWidget(self.progress)
         self.snapshot = EngineSnapshot()
-        self.state = self.snapshot.phase.value
-        """"none", "loading", "ready" or "failed": the phase shown."""
         self._show_state_dot()
         follow_language(self, self.retranslate_ui)
 
@@ -52,6 +52,11 @@ class ModelStatus(QWidget):
         self._name_state_dot()
         self._render()
 
+    @property
+    def state(self) -> ManagerState:
+        """The state shown."""
+        return self.snapshot.state
+
     def follow(self, state: EngineState) -> None:
         """Show ``state`` now and whenever it changes (the window's one engine state)."""
         state.changed.connect(self.show_snapshot)
@@ -60,8 +65,7 @@ class ModelStatus(QWidget):
     def show_snapshot(self, snapshot: EngineSnapshot) -> None:
         """Show what the engine is doing: the state's dot, its line, and the load's bar once it reports."""
         self.snapshot = snapshot
-        self.state = snapshot.phase.value
-        loading = snapshot.phase is EnginePhase.LOADING
+        loading = snapshot.state is ManagerState.LOADING
         self.progress.setVisible(loading and snapshot.fraction is not None)
         if loading and snapshot.fraction is not None:
             self.progress.setValue(round(snapshot.fraction * 100))
@@ -74,20 +78,20 @@ class ModelStatus(QWidget):
         self._name_state_dot()
 
     def _name_state_dot(self) -> None:
-        states = {"none": self.tr("No model"), "loading": self.tr("Loading"), "ready": self.tr("Ready"),
-                  "failed": self.tr("Failed")}
+        states = {ManagerState.EMPTY: self.tr("No model"), ManagerState.LOADING: self.tr("Loading"),
+                  ManagerState.READY: self.tr("Ready"), ManagerState.FAILED: self.tr("Failed")}
         self.dot.setAccessibleName(self.tr("Model state"))
         self.dot.setAccessibleDescription(states[self.state])
 
     def _render(self) -> None:
         """Write the line (and its tooltip) for the state in the current language."""
         snapshot, tooltip = self.snapshot, ""
-        if snapshot.phase is EnginePhase.LOADING:
+        if snapshot.state is ManagerState.LOADING:
             text = (self.tr("Loading {0}: {1}…").format(snapshot.model_name, render(snapshot.step)) if snapshot.step
                     else self.tr("Loading {0}…").format(snapshot.model_name))
-        elif snapshot.phase is EnginePhase.READY and snapshot.loaded is not None:
+        elif snapshot.state is ManagerState.READY and snapshot.loaded is not None:
             text, tooltip = self._ready_texts(snapshot.loaded, snapshot.selection)
-        elif snapshot.phase is EnginePhase.FAILED:
+        elif snapshot.state is ManagerState.FAILED:
             error = render(snapshot.error)
             text, tooltip = self.tr("Model failed to load: {0}").format(error), error
         else:
