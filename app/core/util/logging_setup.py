@@ -11,6 +11,9 @@ LOG_FILE_MAX_BYTES = 2 * 1024 * 1024
 LOG_FILE_BACKUPS = 5
 _FORMAT = "%(asctime)s %(levelname)-7s %(threadName)s %(name)s: %(message)s"
 _HANDLER_MARK = "_unidesk_handler"
+CHATTY_LOGGERS = ("urllib3", "filelock", "httpx", "httpcore", "asyncio", "pdfminer", "PIL")
+"""Third-party loggers kept at INFO even when the log is at DEBUG (the document reader's pdfminer and PIL
+write a line per PDF object or image chunk at DEBUG)."""
 
 
 def configure_logging(log_dir: Path, *, verbose: bool = False, detailed: bool = False) -> Path:
@@ -46,7 +49,11 @@ def configure_logging(log_dir: Path, *, verbose: bool = False, detailed: bool = 
         root.addHandler(console)
 
     root.setLevel(level)
-    # Chatty third-party loggers stay at INFO even when verbose.
-    for noisy in ("urllib3", "filelock", "httpx", "httpcore", "asyncio"):
-        logging.getLogger(noisy).setLevel(logging.INFO)
+    quiet_chatty_loggers()
     return log_file
+
+
+def quiet_chatty_loggers() -> None:
+    """Keep :data:`CHATTY_LOGGERS` at INFO (in the app's process and in its helper processes)."""
+    for name in CHATTY_LOGGERS:
+        logging.getLogger(name).setLevel(logging.INFO)
