@@ -8,6 +8,9 @@ process. If the child dies (a crash, a kill), the request is sent again to a fre
 death in a row is an :class:`~app.core.kb.errors.EmbeddingModelError`. The child exits when its parent
 does, even on ``kill -9`` (it watches its parent), and is stopped by :meth:`ModelProcess.close`, when the
 owner is garbage-collected, or at interpreter exit (it is a daemon process).
+
+The child's log records and warnings reach the app's log under ``app.kb.model_child.<its logger's name>``
+(:mod:`app.core.util.child_logs`); an unexpected error in the child is logged there with its traceback.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from multiprocessing.connection import Connection
 from typing import Any, Final, Protocol
 
 from app.core.kb.errors import EmbeddingModelError
+from app.core.util.child_logs import ChildLogs, LogChannel, send_logs_to_parent
 from app.core.util.errors import UserFacingError
 from app.core.util.process_names import name_this_process
 from app.core.util.translatable import QT_TRANSLATE_NOOP, Text
@@ -33,6 +37,8 @@ from app.core.util.translatable import QT_TRANSLATE_NOOP, Text
 log = logging.getLogger(__name__)
 
 CONTEXT: Final = "KnowledgeBaseErrors"
+CHILD_LOGGER: Final = "app.kb.model_child"
+"""The logger the child's records are written under, followed by the child's own logger name."""
 _POLL_S: Final = 0.2
 _PARENT_POLL_S: Final = 0.5
 _STOP_WAIT_S: Final = 10.0
@@ -60,9 +66,11 @@ class _Died(Exception):
 class _Child:
     process: Any
     connection: Connection
+    logs: ChildLogs
 
     def stop(self) -> None:
-        """Ask it to stop, then kill it if it has not within a few seconds (idempotent)."""
+        """Ask it to stop, then kill it if it has not within a few seconds (idempotent); its last records are
+        in the log when this returns."""
         with contextlib.suppress(OSError, ValueError):
             self.connection.send(("stop",))
         self.process.join(timeout=_STOP_WAIT_S)
@@ -70,6 +78,7 @@ class _Child:
             self.process.kill()
             self.process.join(timeout=_STOP_WAIT_S)
         self.connection.close()
+        self.logs.wait(_STOP_WAIT_S)
 
     def how_it_ended(self) -> str:
         self.process.join(timeout=_STOP_WAIT_S)
@@ -140,11 +149,14 @@ class ModelProcess:
             return
         context = multiprocessing.get_context("spawn")  # never fork a process that holds CUDA or Qt
         parent_end, child_end = context.Pipe(duplex=True)
-        process = context.Process(target=serve, args=(child_end, os.getpid(), self.server, self.arguments),
+        logs = ChildLogs(context, CHILD_LOGGER)
+        process = context.Process(target=serve, args=(child_end, logs.channel, os.getpid(), self.server,
+                                                      self.arguments),
                                   name=f"unidesk-model-{self.name}"[:60], daemon=True)
         process.start()
         child_end.close()
-        child = _Child(process, parent_end)
+        logs.listen(process)
+        child = _Child(process, parent_end, logs)
         self._child = child
         self._stop_child = weakref.finalize(self, child.stop)
         self.started += 1
@@ -205,9 +217,10 @@ class ModelProcess:
 # -- inside the child process ------------------------------------------------------------------
 
 
-def serve(connection: Connection, parent_pid: int, server: str, arguments: tuple[Any, ...]) -> None:
+def serve(connection: Connection, logs: LogChannel, parent_pid: int, server: str, arguments: tuple[Any, ...]) -> None:
     """The child's loop: build the server, say ``ready``, then answer requests until ``stop`` or the parent goes."""
     name_this_process("model")  # not one of vLLM's engine processes, whose unload stops every child it finds
+    send_logs_to_parent(logs)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl+C in a terminal is the parent's to handle
     threading.Thread(target=_exit_with_parent, args=(parent_pid,), name="parent-watch", daemon=True).start()
     try:
@@ -217,6 +230,7 @@ def serve(connection: Connection, parent_pid: int, server: str, arguments: tuple
         connection.send(("failed", error.message, error.hint))
         return
     except Exception as error:  # an unexpected failure still reaches the user as one clear line
+        log.exception("loading %s failed", server)
         connection.send(("failed", f"{type(error).__name__}: {error}", None))
         return
     connection.send(("ready", ready))
@@ -235,6 +249,7 @@ def serve(connection: Connection, parent_pid: int, server: str, arguments: tuple
             connection.send(("error", error.message, error.hint))
             continue
         except Exception as error:
+            log.exception("request %s to %s failed", operation, server)
             connection.send(("error", f"{type(error).__name__}: {error}", None))
             continue
         connection.send(("done",))

@@ -5,12 +5,14 @@ PyTorch in the parent, and a child that never outlives its parent."""
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
 import signal
 import subprocess
 import sys
 import textwrap
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,9 +23,11 @@ import pytest
 from app.core.kb.embedder import Embedder
 from app.core.kb.errors import EmbeddingModelError
 from app.core.kb.model_placement import Placement, choose_placement
+from app.core.kb.model_process import CHILD_LOGGER
 from app.core.kb.reranker import Reranker
-from tests.core.kb.model_process_servers import MARKER_VARIABLE
+from tests.core.kb.model_process_servers import FAIL_TEXT, MARKER_VARIABLE
 from tests.fixtures.embedding_models import write_tiny_sentence_transformer
+from tests.fixtures.log_records import WAIT_S, records_of
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 SERVERS = "tests.core.kb.model_process_servers"
@@ -99,6 +103,48 @@ def test_a_child_killed_mid_batch_is_restarted_and_the_batch_completes(
         assert not psutil.pid_exists(first_pid) or psutil.Process(first_pid).status() == psutil.STATUS_ZOMBIE
     finally:
         embedder.close()
+
+
+def test_the_childs_log_records_reach_the_apps_log_and_end_with_it() -> None:
+    """The app's modules, transformers and Python warnings in the child: in the parent's logging, under
+    app.kb.model_child, with their levels, messages and tracebacks; its relay ends with it (closed or killed)."""
+    others = set(_log_relays())  # another test's child may be running
+    with records_of(CHILD_LOGGER, logging.INFO) as seen:
+        embedder = Embedder("all-MiniLM-L6-v2", device="cpu", placement=Placement.CHILD_PROCESS,
+                            child_server=f"{SERVERS}:LogsWhenEncoding")
+        try:
+            embedder.embed_documents(["one", "two"])
+            loaded = seen.wait_for(lambda r: r.getMessage().endswith(" loaded on cpu"))
+            assert (loaded.name, loaded.levelno) == (f"{CHILD_LOGGER}.app.core.kb.embedder", logging.INFO)
+            assert loaded.process == embedder.child_pid != os.getpid()
+            encoding = seen.wait_for(lambda r: r.getMessage() == "encoding 2 texts")
+            assert (encoding.name, encoding.levelno) == (f"{CHILD_LOGGER}.{SERVERS}", logging.WARNING)
+            assert "KeyError: 'a missing key'" in logging.Formatter().format(encoding)
+            warned = seen.wait_for(lambda r: "FutureWarning: a deprecated option" in r.getMessage())
+            assert (warned.name, warned.levelno) == (f"{CHILD_LOGGER}.py.warnings", logging.WARNING)
+            library = seen.wait_for(lambda r: r.getMessage() == "a transformers warning")
+            assert (library.name, library.levelno) == (f"{CHILD_LOGGER}.transformers.modeling_utils", logging.WARNING)
+            with pytest.raises(EmbeddingModelError, match="RuntimeError: the server broke"):
+                embedder.embed_documents([FAIL_TEXT])
+            failed = seen.wait_for(lambda r: r.getMessage().startswith("request encode to "))
+            assert failed.levelno == logging.ERROR and "RuntimeError: the server broke" in (failed.exc_text or "")
+            assert all(r.levelno >= logging.INFO for r in seen.records), "the child logs at the parent's level"
+            (relay,) = set(_log_relays()) - others
+            killed = embedder.child_pid
+            assert killed is not None
+            os.kill(killed, signal.SIGKILL)
+            relay.join(WAIT_S)
+            assert not relay.is_alive(), "the relay of a killed child ends by itself"
+            embedder.embed_documents(["three"])  # a new child, with a relay of its own
+            assert embedder.child_pid not in (None, killed) and len(set(_log_relays()) - others) == 1
+        finally:
+            embedder.close()
+    assert not set(_log_relays()) - others, "closing the child ends its relay"
+
+
+def _log_relays() -> list[threading.Thread]:
+    return [thread for thread in threading.enumerate() if thread.name.startswith("unidesk-model-")
+            and thread.name.endswith("-logs")]
 
 
 def test_a_child_that_dies_again_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
