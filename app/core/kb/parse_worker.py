@@ -14,6 +14,9 @@ or stalls only the worker process, never the app: :meth:`ParseWorker.parse` then
 Memory is bounded twice: ``RLIMIT_AS`` inside the worker where the platform has it (an allocation
 beyond it raises MemoryError there), and the parent's watch of the worker's resident memory
 (everywhere psutil works), which kills it.
+
+The worker's log records and warnings (a parser bug's traceback, pypdf's complaints about a damaged file)
+reach the app's log under ``app.kb.reader_child.<its logger's name>`` (:mod:`app.core.util.child_logs`).
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from typing import Any, Final
 
 from app.core.kb.documents import DocumentPart, ParsedDocument
 from app.core.kb.parsers.errors import DocumentError
+from app.core.util.child_logs import ChildLogs, LogChannel, send_logs_to_parent
 from app.core.util.process_names import name_this_process
 
 log = logging.getLogger(__name__)
@@ -47,6 +51,9 @@ PARTS_PREFIX: Final = "parts:"
 MIB: Final = 1024 * 1024
 _POLL_SECONDS: Final = 0.05
 _STOP: Final = None
+CHILD_LOGGER: Final = "app.kb.reader_child"
+"""The logger the worker's records are written under, followed by the worker's own logger name."""
+_LOGS_WAIT_SECONDS: Final = 10.0
 
 
 @dataclass(frozen=True)
@@ -103,6 +110,7 @@ class ParseWorker:
         self.parser = parser
         self._process: Any = None
         self._connection: Connection | None = None
+        self._logs: ChildLogs | None = None
         self._midway = False
         self.started = 0
         """Worker processes started so far (a crash or a timeout costs one more)."""
@@ -278,20 +286,22 @@ class ParseWorker:
         self._stop(kill=True)
         context = multiprocessing.get_context("spawn")
         parent, child = context.Pipe(duplex=True)
+        logs = ChildLogs(context, CHILD_LOGGER)
         process = context.Process(
-            target=serve, args=(child, self.parser, self.limits.memory_bytes, self.limits.part_bytes),
+            target=serve, args=(child, logs.channel, self.parser, self.limits.memory_bytes, self.limits.part_bytes),
             name="unidesk-kb-reader",
             daemon=True,
         )
         process.start()
         child.close()
-        self._process, self._connection = process, parent
+        logs.listen(process)
+        self._process, self._connection, self._logs = process, parent, logs
         self.started += 1
         return parent
 
     def _stop(self, *, kill: bool) -> None:
-        process, connection = self._process, self._connection
-        self._process = self._connection = None
+        process, connection, logs = self._process, self._connection, self._logs
+        self._process = self._connection = self._logs = None
         if connection is not None:
             if not kill:
                 try:
@@ -306,6 +316,8 @@ class ParseWorker:
             if process.is_alive():
                 process.kill()
                 process.join(timeout=10)
+        if logs is not None:
+            logs.wait(_LOGS_WAIT_SECONDS)  # its last records are in the log
 
     def close(self) -> None:
         """Stop the worker (it is started again by the next :meth:`parse`)."""
@@ -347,9 +359,12 @@ def _resident_bytes(pid: int) -> int | None:
 # -- inside the worker process ---------------------------------------------------------------
 
 
-def serve(connection: Connection, parser: str, memory_bytes: int, part_bytes: int = 256 * 1024) -> None:
+def serve(
+    connection: Connection, logs: LogChannel, parser: str, memory_bytes: int, part_bytes: int = 256 * 1024
+) -> None:
     """The worker's loop: a path in, ("ok", document) or ("error", kind, message, hint, restart) out."""
     name_this_process("reader")  # not one of vLLM's engine processes, whose unload stops every child it finds
+    send_logs_to_parent(logs)
     _limit_memory(memory_bytes)
     parse = None if parser.startswith(PARTS_PREFIX) else _resolve(parser)
     while True:

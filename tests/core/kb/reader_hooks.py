@@ -1,7 +1,8 @@
 """Test-only parsers for the reader process (named as "tests.core.kb.reader_hooks:parse").
 
 The file's name says what to do: ``kill*`` kills the reader process, ``hog*`` allocates memory until the
-limit stops it, ``hang*`` never returns; anything else is read by the real parser. ``read_parts`` (named as
+limit stops it, ``hang*`` never returns, ``bug*`` fails as a parser bug would (a RuntimeError); anything else
+is read by the real parser. ``read_parts`` (named as
 PARTS_HOOK) is the real streaming reader with a fake page recogniser that can hang on one page. Every read is
 logged (one name a line) in the file named by the environment variable READS_LOG, when set, so tests can
 count what the reader process read.
@@ -36,6 +37,8 @@ def parse(path: Path) -> ParsedDocument:
         while True:  # 64 MB at a time, touched so it is resident too
             hoard.append(bytearray(64 * 1024 * 1024))
             hoard[-1][::4096] = b"x" * len(hoard[-1][::4096])
+    if path.name.startswith("bug"):
+        raise RuntimeError(f"a parser bug met {path.name}")
     if path.name.startswith("hang"):
         while True:
             time.sleep(1)

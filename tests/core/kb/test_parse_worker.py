@@ -3,18 +3,20 @@ failures of that one file, and the next file is read by a fresh process."""
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from pathlib import Path
 
 import pytest
 
-from app.core.kb.parse_worker import MIB, ParseLimits, ParseWorker, too_large
+from app.core.kb.parse_worker import CHILD_LOGGER, MIB, ParseLimits, ParseWorker, too_large
 from app.core.kb.parsers import parse_document
 from app.core.kb.parsers.document_texts import document_text
 from app.core.kb.parsers.errors import DocumentError
 from app.core.util.translatable import Text
 from tests.core.kb.reader_hooks import HOOK
+from tests.fixtures.log_records import records_of
 
 GENEROUS = ParseLimits(timeout_seconds=120.0)
 
@@ -51,6 +53,18 @@ def test_a_file_that_kills_the_worker_fails_alone(tmp_path: Path) -> None:
         assert str(poison) in caught.value.message
         assert worker.parse(good) == parse_document(good), "a fresh process reads the next file"
         assert worker.started == 2
+
+
+def test_a_parser_bug_is_in_the_apps_log_with_its_traceback(tmp_path: Path) -> None:
+    buggy = write(tmp_path / "bug.txt", "anything")
+    with records_of(CHILD_LOGGER, logging.INFO) as seen, ParseWorker(GENEROUS, HOOK) as worker:
+        with pytest.raises(DocumentError) as caught:
+            worker.parse(buggy)
+        assert caught.value.kind == "unreadable" and "RuntimeError: a parser bug met bug.txt" in caught.value.message
+        logged = seen.wait_for(lambda record: record.getMessage() == f"reading {buggy} failed")
+    assert (logged.name, logged.levelno) == (f"{CHILD_LOGGER}.app.core.kb.parse_worker", logging.ERROR)
+    assert logged.processName == "unidesk-kb-reader"
+    assert "RuntimeError: a parser bug met bug.txt" in logging.Formatter().format(logged)
 
 
 def test_a_file_that_needs_too_much_memory_fails_as_too_large(tmp_path: Path) -> None:
