@@ -81,28 +81,44 @@ def is_full_width(character: str) -> bool:
     return any(low <= ord(character) <= high for low, high in _FULL_WIDTH_RANGES)
 
 
-_CLOSING_QUOTES = "”’\"'"
-"""Quotes Chinese shares with English (not full width): a sentence ending in one is judged by what they enclose."""
+_CLOSERS = "”’\"')]}）】」』》"
+"""Closing quotes and brackets: a sentence ending in one is judged by what they enclose (``(0 bytes)`` ends in a
+word, ``(moved or deleted?)`` in a question mark)."""
+
+
+def _separator(before: str, after: str) -> str:
+    """What goes between the sentence ``before`` and the next one, ``after``: a full stop where ``before`` ends in a
+    letter or digit (``"。"`` when both are Chinese writing, else ``". "``), else a space after English and nothing
+    after Chinese punctuation."""
+    if before[-1].isspace():
+        return ""
+    end = before.rstrip(_CLOSERS)[-1:] or before[-1]
+    if is_full_width(end):
+        return "" if unicodedata.category(end)[0] in "PZ" else "。"
+    if not end.isalnum():
+        return " "
+    chinese = any(map(is_full_width, before)) and any(map(is_full_width, after))  # "…允许的 512 MB" + "请拆分…"
+    return "。" if chinese else ". "
 
 
 def join_sentences(parts: Iterable[str]) -> str:
-    """``parts`` one after the other as sentences of one paragraph, in the language they are written in: a space
-    after an English sentence (or any that ends in ASCII); none after Chinese punctuation such as ``。``, and a ``。``
-    after a Chinese part that ends without punctuation (closing quotes are looked through: ``选择“自动”`` is
-    Chinese). Empty parts are left out. Works on text already in the language shown (the window's rendered
-    strings), so English stays as it was written."""
+    """``parts`` one after the other as sentences of one paragraph, in the language they are written in: a part
+    that ends without punctuation gets a full stop (``"the file is empty (0 bytes)"`` + ``"There is nothing to
+    index in it."`` reads ``"the file is empty (0 bytes). There is nothing to index in it."``; Chinese takes
+    ``。``, with no space after it); a space follows other English (or any that ends in ASCII punctuation), nothing
+    follows Chinese punctuation such as ``。``. Closing quotes and brackets are looked through (``选择“自动”`` ends
+    in Chinese, ``(moved or deleted?)`` in a question mark). A Chinese part ending in a name or number (``512 MB``)
+    is told from English by both parts holding Chinese writing. Empty parts are left out. Works on text already in
+    the language shown (the window's rendered strings)."""
     result = ""
+    previous = ""
     for part in parts:
         if not part:
             continue
-        if result:
-            last = result.rstrip(_CLOSING_QUOTES)[-1:] or result[-1]  # "…选择“自动”" ends in Chinese
-            if is_full_width(last):
-                if unicodedata.category(last)[0] not in "PZ":
-                    result += "。"
-            elif not result[-1].isspace():
-                result += " "
+        if previous:
+            result += _separator(previous, part)
         result += part
+        previous = part
     return result
 
 

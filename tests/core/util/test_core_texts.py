@@ -21,7 +21,7 @@ from app.core.engines.selection import select_backend
 from app.core.hardware import format_report, probe_hardware
 from app.core.hardware.backend import recommend_backend
 from app.core.planner import PlanRequest, plan_memory, read_model_metadata
-from app.core.util.translatable import LAYOUT, Text
+from app.core.util.translatable import LAYOUT, Sentences, Text
 from tests.core.planner.fake_hardware import cpu_only, gb10, rtx4090
 from tests.core.planner.published_configs import LLAMA_3_1_8B, write_config
 
@@ -85,14 +85,14 @@ def test_setting_checks_read_as_before() -> None:
               refusal("engine.kv_cache_dtype", "q9"), refusal("kb.top_k", "x"),
               refusal("kb.top_k", 2.5), refusal("engine.remote_url", "ftp://x")]
     assert [str(error) for error in errors] == [
-        "kb.top_k = 0 is below the minimum 1 Allowed: a whole number from 1 to 50.",
-        "engine.context_length = 100 is below the minimum 512 tokens (or 0 for automatic) "
+        "kb.top_k = 0 is below the minimum 1. Allowed: a whole number from 1 to 50.",
+        "engine.context_length = 100 is below the minimum 512 tokens (or 0 for automatic). "
         "Allowed: a whole number from 512 to 1048576 tokens, or 0 for automatic.",
-        'engine.kv_cache_dtype = "q9" is not one of: auto, f16, bf16, q8_0, q4_0, fp8 '
+        'engine.kv_cache_dtype = "q9" is not one of: auto, f16, bf16, q8_0, q4_0, fp8. '
         "Allowed: one of: auto, f16, bf16, q8_0, q4_0, fp8.",
-        'kb.top_k = "x" is text, not a whole number Allowed: a whole number from 1 to 50.',
-        "kb.top_k = 2.5 is not a whole number Allowed: a whole number from 1 to 50.",
-        'engine.remote_url = "ftp://x" is not an http:// or https:// address '
+        'kb.top_k = "x" is text, not a whole number. Allowed: a whole number from 1 to 50.',
+        "kb.top_k = 2.5 is not a whole number. Allowed: a whole number from 1 to 50.",
+        'engine.remote_url = "ftp://x" is not an http:// or https:// address. '
         'Allowed: an http:// or https:// address (or "" for none).',
     ]
     assert [error.problem for error in errors[:2]] == [
@@ -106,7 +106,7 @@ def test_a_broken_rule_between_settings_reads_as_before() -> None:
         Settings.defaults().with_changes({"kb.chunk_overlap_tokens": 500, "kb.chunk_tokens": 256})
     error = caught.value
     assert error.key == "kb.chunk_overlap_tokens"
-    assert str(error) == ("kb.chunk_overlap_tokens = 500 is not smaller than kb.chunk_tokens = 256 "
+    assert str(error) == ("kb.chunk_overlap_tokens = 500 is not smaller than kb.chunk_tokens = 256. "
                           "Change one of: kb.chunk_tokens, kb.chunk_overlap_tokens.")
     assert error.problem == "500 is not smaller than kb.chunk_tokens = 256"
     assert_translatable(error.message, error.hint or "", error.problem)
@@ -249,9 +249,9 @@ def test_document_problems_read_as_before_and_are_recognised_from_their_english(
             parse_document(path)
         errors.append(caught.value)
     assert [str(error) for error in errors] == [
-        f"{binary}: this is not a text file: it contains NUL bytes, which text files never do Only text documents "
+        f"{binary}: this is not a text file: it contains NUL bytes, which text files never do. Only text documents "
         "can be added; if it is a document, save it as text, PDF or DOCX.",
-        f"{empty}: the file is empty (0 bytes) There is nothing to index in it.",
+        f"{empty}: the file is empty (0 bytes). There is nothing to index in it.",
         f"{tmp_path / 'gone.txt'}: the file does not exist (moved or deleted?) Check the path, or remove the entry "
         "if the file is gone for good.",
     ]
@@ -259,8 +259,15 @@ def test_document_problems_read_as_before_and_are_recognised_from_their_english(
     stored = str(errors[0]).removeprefix(f"{binary}: ")  # what the knowledge base keeps is plain English
     again = failure_text(str(stored))
     assert again == stored and isinstance(again, Text)
+    problem = again.args[0]
+    assert isinstance(problem, Text) and isinstance(problem.args[0], Text)  # the nested problem is known too
     assert_translatable(again)
     assert failure_text("something nobody wrote") == "something nobody wrote"
+    for error in errors[1:]:  # a problem that ends in a word took a full stop; one ending in "?)" did not
+        stored = str(error).split(": ", 1)[1]
+        assert failure_text(stored) == stored and isinstance(failure_text(stored), Sentences)
+    older = failure_text("the file is empty (0 bytes) There is nothing to index in it.")  # stored before the stop
+    assert isinstance(older, Sentences) and older == "the file is empty (0 bytes). There is nothing to index in it."
 
 
 def test_download_errors_read_as_before(tmp_path: Path) -> None:

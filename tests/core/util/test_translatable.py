@@ -102,18 +102,41 @@ def test_sentences_keep_the_english_space_and_take_none_after_chinese_punctuatio
     assert in_chinese(error.text) == "缺少 model.gguf。请另选一个文件。"
     assert "。 " not in in_chinese(error.text)
     fragment = UserFacingError(Text("Errors", "it is broken"), hint)
-    assert str(fragment) == "it is broken Choose another file."
+    assert str(fragment) == "it is broken. Choose another file."  # an English part without its full stop gets one
     assert in_chinese(fragment.text) == "文件已损坏。请另选一个文件。"  # a Chinese part without its full stop gets one
 
 
 def test_join_sentences_follows_the_language_each_part_is_written_in() -> None:
     assert join_sentences(["Saved.", "The changes take effect later."]) == "Saved. The changes take effect later."
     assert join_sentences(["已保存。", "更改将在加载模型后生效。"]) == "已保存。更改将在加载模型后生效。"
-    assert join_sentences(["失败（内存不足）", "请重试。"]) == "失败（内存不足）请重试。"
+    assert join_sentences(["失败（内存不足）", "请重试。"]) == "失败（内存不足）。请重试。"
     assert join_sentences(["Failed.", "请重试。"]) == "Failed. 请重试。"
     assert join_sentences(["请选择“自动”", "然后重试。"]) == "请选择“自动”。然后重试。"  # Chinese inside the quotes
-    assert join_sentences(["Choose “auto”", "Then retry."]) == "Choose “auto” Then retry."
+    assert join_sentences(["Choose “auto”", "Then retry."]) == "Choose “auto”. Then retry."
     assert join_sentences(["", "Only.", ""]) == "Only."
+
+
+def test_join_sentences_gives_a_part_without_its_full_stop_one() -> None:
+    # English that ends in a letter or digit (looked through closing brackets and quotes) takes ". "
+    assert join_sentences(["its part a.xml is compressed 1000:1, as zip bombs are", "It is refused."]) == (
+        "its part a.xml is compressed 1000:1, as zip bombs are. It is refused.")
+    assert join_sentences(["kb.top_k = 0 is below the minimum 1", "Allowed: 1 to 50."]) == (
+        "kb.top_k = 0 is below the minimum 1. Allowed: 1 to 50.")
+    assert join_sentences(["the file is empty (0 bytes)", "Add it."]) == "the file is empty (0 bytes). Add it."
+    # English that ends in punctuation (also inside closing brackets or quotes) keeps its own and takes a space
+    for ended in ("Saved.", "Really?", "Stop!", "Note:", "first;", "Loading…", "(moved or deleted?)", 'He said "no."'):
+        assert join_sentences([ended, "Next."]) == ended + " Next."
+    # Chinese without punctuation takes "。", with none no space, also when it ends in a name or number
+    assert join_sentences(["文件已损坏", "请重试。"]) == "文件已损坏。请重试。"
+    assert join_sentences(["文件是空的（0 字节）", "请重试。"]) == "文件是空的（0 字节）。请重试。"
+    assert join_sentences(["读取所需内存超过 512 MB", "请拆分文件。"]) == "读取所需内存超过 512 MB。请拆分文件。"
+    assert join_sentences(["文件不存在（被删除了？）", "请检查路径。"]) == "文件不存在（被删除了？）请检查路径。"
+    # mixed: English before Chinese (an untranslated part), a Chinese name in English, English after Chinese
+    assert join_sentences(["it is broken", "请重试。"]) == "it is broken. 请重试。"
+    assert join_sentences(["/home/张三/报告.txt: the file is 5 MB", "Split it."]) == (
+        "/home/张三/报告.txt: the file is 5 MB. Split it.")
+    assert join_sentences(["文件已损坏", "Retry."]) == "文件已损坏。Retry."
+    assert join_sentences(["ends with a space ", "Next."]) == "ends with a space Next."
 
 
 def test_sentences_survive_pickling_and_are_their_english() -> None:

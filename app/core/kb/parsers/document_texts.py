@@ -150,11 +150,14 @@ def located(path: str, problem: str) -> Text:
 
 
 def failure_text(english: str) -> str:
-    """A failure's stored English (``"<problem>"`` or ``"<problem> <hint>"``, without the path) as a Text that
-    reads exactly so, when its parts are known problems and hints; otherwise ``english`` as it is."""
+    """A failure's stored English (``"<problem>"`` or ``"<problem>. <hint>"``, without the path) as a Text that
+    reads exactly so, when its parts are known problems and hints; otherwise ``english`` as it is. (Failures
+    stored before problems got their full stop, ``"<problem> <hint>"``, are recognised too and read with it.)"""
     for hint in HINTS:
         if english.endswith(" " + hint):
-            problem = document_text(english[: -len(hint) - 1])
-            if isinstance(problem, Text):
-                return Sentences(problem, Text(CONTEXT, hint))
+            before = english[: -len(hint) - 1]
+            for problem in (before.removesuffix("."), before):  # the stop the join added; "…was read." has its own
+                known = document_text(problem)
+                if isinstance(known, Text):
+                    return Sentences(known, Text(CONTEXT, hint))
     return document_text(english) or english
