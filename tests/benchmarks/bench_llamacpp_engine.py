@@ -73,6 +73,9 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--peer-seqs", default="1,8", metavar="N[,N...]",
                         help="chats for 'peer_batched_bench' (default 1,8: the issue's single-chat and 8-chat figures)")
     parser.add_argument("--kv", choices=("f16", "q8_0"), default="f16", help="KV cache type of every contender")
+    parser.add_argument("--sampling", choices=("greedy", "default"), default="greedy",
+                        help="sampling of the throughput chats: greedy, or the app's defaults (temperature 0.7, "
+                             "top-k 40, top-p 0.95, min-p 0.05), which llama-server is then sent too")
     parser.add_argument("--gpu-layers", type=int, default=-1, help="layers to offload (-1: all; none on CPU builds)")
     parser.add_argument("--prompt-tokens", type=int, default=None, help="prompt length (default 128, quick 64)")
     parser.add_argument("--new-tokens", type=int, default=None, help="tokens per chat (default 128, quick 48)")
@@ -110,6 +113,7 @@ def build_plan(arguments: argparse.Namespace) -> BenchPlan:
         gpu_layers=arguments.gpu_layers,
         parallel_sequences=tuple(int(n) for n in arguments.seqs.split(",") if n.strip()),
         peer_sequences=tuple(int(n) for n in arguments.peer_seqs.split(",") if n.strip()),
+        sampling=arguments.sampling,
     )
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from app.core.engines.backends.llamacpp_native import llamacpp_plan
 from app.core.engines.base import EngineConfig
-from app.core.engines.requests import ChatMessage, ChatRequest
+from app.core.engines.requests import ChatMessage, ChatRequest, SamplingParams
 from app.core.planner.engine_plan import LlamaCppPlan
 from tests.benchmarks.bench_support import (
     Consumer,
@@ -48,6 +48,13 @@ class BenchPlan:
     gpu_layers: int = -1  # all layers, as the app offloads when the GPU has room
     parallel_sequences: tuple[int, ...] = (4,)
     peer_sequences: tuple[int, ...] = (1, 8)
+    sampling: str = "greedy"  # or "default": the app's chat sampling (SamplingParams())
+
+    def chat_sampling(self) -> SamplingParams:
+        """Sampling of the throughput chats: greedy, or the app's defaults; exactly ``new_tokens`` each."""
+        if self.sampling == "default":
+            return SamplingParams(max_tokens=self.new_tokens, ignore_eos=True)
+        return greedy(self.new_tokens)
 
     def engine_config(self, sequences: int, warm_up: bool = True) -> EngineConfig:
         return EngineConfig(
@@ -137,10 +144,13 @@ def _chat(messages: tuple[ChatMessage, ...], new_tokens: int, conversation_id: s
 
 
 def engine_chats(
-    engine: Any, chats: list[tuple[ChatMessage, ...]], new_tokens: int, consumer: Consumer = "frame"
+    engine: Any, chats: list[tuple[ChatMessage, ...]], plan: BenchPlan, consumer: Consumer = "frame"
 ) -> list[ObservedChat]:
-    observed = run_chats(engine, [_chat(messages, new_tokens) for messages in chats], consumer=consumer)
-    check_lengths(observed, new_tokens)
+    """The chats run together, ``plan.new_tokens`` each, sampled the plan's way."""
+    sampling = plan.chat_sampling()
+    observed = run_chats(engine, [ChatRequest(messages=messages, sampling=sampling) for messages in chats],
+                         consumer=consumer)
+    check_lengths(observed, plan.new_tokens)
     return observed
 
 
@@ -161,14 +171,14 @@ def _run_contender(
                 "reference_outside_decode_ms": tally.outside_ms_per_call}
     if contender == "frame":
         with decode_clock() as tally:
-            observed = engine_chats(engine, chats, plan.new_tokens, "frame")
+            observed = engine_chats(engine, chats, plan, "frame")
         return {
             "engine": aggregate_decode_tokens_per_s(observed),
             "engine_including_staggered_prefill": aggregate_including_staggered_prefill(observed),
             "engine_inside_decode_ms": tally.inside_ms_per_call,
             "engine_outside_decode_ms": tally.outside_ms_per_call,
         }
-    observed = engine_chats(engine, chats, plan.new_tokens, "token")
+    observed = engine_chats(engine, chats, plan, "token")
     return {
         "engine_token_consumer": aggregate_decode_tokens_per_s(observed),
         "engine_token_consumer_own_metric": sum_of_request_rates(observed),

@@ -11,6 +11,7 @@ tokens: specials, the 256 byte tokens and a few words), as in the models the iss
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 from pathlib import Path
@@ -52,7 +53,11 @@ BENCH_SHAPES: dict[str, ModelShape] = {
     "llama3.1-8b": ModelShape(n_layers=32, n_embd=4096, n_heads=32, n_kv_heads=8, n_ff=14336,
                               n_ctx_train=8192, vocab=SMALL_VOCAB, rope_freq_base=500000.0),
 }
-_POOL_BYTES = 192 << 20  # larger than any one matrix of the shapes above
+# The same shapes with a real vocabulary, where sampling costs what it costs a user: Llama-3's 128,256 tokens
+# on the 1B shape; Qwen's 151,936 on the CPU shape (then about the size of Qwen3-0.6B: 0.5 GB as q8_0).
+BENCH_SHAPES["llama3.2-1b-vocab128k"] = dataclasses.replace(BENCH_SHAPES["llama3.2-1b"], vocab=128_256)
+BENCH_SHAPES["cpu-1024-vocab152k"] = dataclasses.replace(BENCH_SHAPES["cpu-1024"], vocab=151_936)
+_POOL_BYTES = 192 << 20  # larger than any one matrix of the shapes above but the real-vocabulary output heads
 _Q8_BLOCK_VALUES, _Q8_BLOCK_BYTES = 32, 34
 _WORDS = ("the", "and", "model", "speed", "token", "chat", "answer", "hello", "world")
 
@@ -69,17 +74,34 @@ def small_vocabulary() -> SpmVocabulary:
                          unk_id=0, bos_id=1, eos_id=2, im_start_id=259, im_end_id=260)
 
 
-def _pool(dtype: GgufDtype, rng: Any) -> Any:
-    """Random bytes to slice every matrix from: q8_0 blocks (f16 scale, 32 int8) or f16 values."""
+def large_vocabulary(size: int) -> SpmVocabulary:
+    """The benchmark models' 270 tokens followed by numbered filler words up to ``size`` tokens."""
+    base = small_vocabulary()
+    extra = size - base.size
+    if extra < 0:
+        raise ValueError(f"a vocabulary needs at least {base.size} tokens, not {size}")
+    fillers = tuple(f"{SPACE_MARK}w{index}" for index in range(extra))
+    return SpmVocabulary(tokens=base.tokens + fillers, scores=base.scores + (-1.0,) * extra,
+                         token_types=base.token_types + (TOKEN_TYPE_NORMAL,) * extra, unk_id=base.unk_id,
+                         bos_id=base.bos_id, eos_id=base.eos_id, im_start_id=base.im_start_id,
+                         im_end_id=base.im_end_id)
+
+
+def _matrix_bytes(rows: int, cols: int, dtype: GgufDtype) -> int:
+    return rows * cols // _Q8_BLOCK_VALUES * _Q8_BLOCK_BYTES if dtype == "q8_0" else rows * cols * 2
+
+
+def _pool(dtype: GgufDtype, rng: Any, size: int = _POOL_BYTES) -> Any:
+    """``size`` random bytes to slice every matrix from: q8_0 blocks (f16 scale, 32 int8) or f16 values."""
     import numpy as np
 
     if dtype == "q8_0":
-        blocks = np.empty((_POOL_BYTES // _Q8_BLOCK_BYTES, _Q8_BLOCK_BYTES), dtype=np.uint8)
+        blocks = np.empty((size // _Q8_BLOCK_BYTES, _Q8_BLOCK_BYTES), dtype=np.uint8)
         scale = np.float16(INIT_STD * np.sqrt(3.0) / 127.0)  # uniform int8 * scale has std INIT_STD
         blocks[:, :2] = np.frombuffer(scale.tobytes(), dtype=np.uint8)
         blocks[:, 2:] = rng.integers(-127, 128, size=(len(blocks), 32), dtype=np.int8).view(np.uint8)
         return blocks.reshape(-1)
-    values = rng.standard_normal(_POOL_BYTES // 2, dtype=np.float32) * np.float32(INIT_STD)
+    values = rng.standard_normal(size // 2, dtype=np.float32) * np.float32(INIT_STD)
     return values.astype(np.float16)
 
 
@@ -106,12 +128,9 @@ def write_bench_gguf(path: Path, shape: ModelShape, dtype: GgufDtype, seed: int 
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(f".{path.name}.partial-{os.getpid()}")
     rng = np.random.default_rng(seed)
-    pool = _pool(dtype, rng)
-    vocabulary = small_vocabulary() if shape.vocab == SMALL_VOCAB else None
-    if vocabulary is None:
-        from tests.fixtures.vocab import build_spm_vocabulary
-
-        vocabulary = build_spm_vocabulary(shape.vocab)
+    pool = _pool(dtype, rng, max(_POOL_BYTES, *(_matrix_bytes(rows, cols, dtype) for rows, cols in
+                                                 _matrix_shapes(shape).values())))
+    vocabulary = large_vocabulary(shape.vocab)
     writer = gguf.GGUFWriter(partial, gguf.MODEL_ARCH_NAMES[gguf.MODEL_ARCH.LLAMA])
     _add_metadata(writer, shape, dtype, vocabulary)
     raw_dtype = gguf.GGMLQuantizationType.Q8_0 if dtype == "q8_0" else None

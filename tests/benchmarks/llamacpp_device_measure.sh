@@ -7,15 +7,17 @@
 #  3. CPU with the GPU hidden (CUDA_VISIBLE_DEVICES= and 0 GPU layers, 4 threads for the engine and the tools):
 #     the engine benchmark against llama-server -np 4 and llama-batched-bench at 1 and 8 chats, and the first
 #     request after load, on the benchmark's model and on the issue's outside shape (cpu-1024);
-#  4. tests/benchmarks/gpu_embedder_coexistence.py when the project has it (capped at 120 s).
-# UD_STEPS (default "gpu cpu coexistence") picks steps; UD_CPU_THREADS (default 4).
+#  4. sampling on the GPU: a 1B-shape model with Llama-3's vocabulary, 16 chats, greedy and the app's default
+#     sampling, against llama-batched-bench;
+#  5. tests/benchmarks/gpu_embedder_coexistence.py when the project has it (capped at 120 s).
+# UD_STEPS (default "gpu sampling cpu coexistence") picks steps; UD_CPU_THREADS (default 4).
 set -u
 source "$(dirname "$0")/llamacpp_gpu_session.sh" env 2>/dev/null || true
 out=$UD_OUT
 mkdir -p $out
 cd $UD_APP || exit 1
 log() { echo "[$(date -u +%T)] $*" | tee -a $out/driver.log; }
-steps=${UD_STEPS:-gpu cpu coexistence}
+steps=${UD_STEPS:-gpu sampling cpu coexistence}
 threads=${UD_CPU_THREADS:-4}
 
 log "waiting for the build"
@@ -36,14 +38,38 @@ if [[ " $steps " == *" gpu "* ]]; then
   cat $out/gpu_8b.txt >> $out/summary.txt
 fi
 
+if [[ " $steps " == *" sampling "* ]]; then
+  # a real vocabulary (Llama-3's 128,256 tokens) on the 1B shape: 16 chats greedy and with the app's default
+  # sampling (top-k 40, top-p 0.95, min-p 0.05, temperature 0.7), against llama-batched-bench (which does not sample)
+  for sampling in greedy default; do
+    log "GPU sampling: 1B shape, Llama-3 vocabulary, 16 chats, $sampling"
+    python3 -m tests.benchmarks.bench_llamacpp_engine --model $UD_MODELS/llama3.2-1b-vocab128k-q8_0.gguf \
+      --threads 4 --only parallel,peer_batched_bench --seqs 16 --peer-seqs 16 --repeats 3 --sampling $sampling \
+      > $out/gpu_sampling_$sampling.json 2> $out/gpu_sampling_$sampling.log
+    python3 - $out/gpu_sampling_$sampling.json $sampling >> $out/summary.txt <<'EOF'
+import json, sys
+try:
+    report = json.load(open(sys.argv[1]))
+except Exception as error:
+    print(f"GPU sampling {sys.argv[2]}: no JSON ({error})"); sys.exit()
+for name, result in report["results"].items():
+    keys = ("ratio", "engine_aggregate_decode_tok_s", "batched_bench_s_tg_tok_s", "reference_aggregate_decode_tok_s", "error")
+    print(f"GPU sampling {sys.argv[2]} {name}: {json.dumps({k: result.get(k) for k in keys if k in result})}")
+EOF
+  done
+fi
+
 if [[ " $steps " == *" cpu "* ]]; then
   bench_model=$(python3 -c "from tests.benchmarks.bench_llamacpp_engine import benchmark_model; print(benchmark_model('q8_0'))")
-  for model in $bench_model $UD_MODELS/cpu-1024-q8_0.gguf; do
+  # model:sampling; the Qwen-vocabulary model is sampled the app's default way (greedy on random weights
+  # says nothing about what a user's chat costs there), with llama-server sent the same settings
+  for entry in $bench_model:greedy $UD_MODELS/cpu-1024-q8_0.gguf:greedy $UD_MODELS/cpu-1024-vocab152k-q8_0.gguf:default; do
+    model=${entry%:*} sampling=${entry##*:}
     name=$(basename $model .gguf)
-    log "CPU ($threads threads, GPU hidden): $name"
+    log "CPU ($threads threads, GPU hidden): $name, $sampling sampling"
     CUDA_VISIBLE_DEVICES= python3 -m tests.benchmarks.bench_llamacpp_engine --model $model --threads $threads \
       --gpu-layers 0 --only overhead,parallel,warmup,peer_server,peer_batched_bench --seqs 4,8 --peer-seqs 1,8 \
-      --repeats 3 > $out/cpu_$name.json 2> $out/cpu_$name.log
+      --repeats 3 --sampling $sampling > $out/cpu_$name.json 2> $out/cpu_$name.log
     python3 - $out/cpu_$name.json >> $out/summary.txt <<'EOF'
 import json, sys
 try:

@@ -33,7 +33,7 @@ setup)
   cp $here/llamacpp_cuda_build.sh /tmp/ud-build.sh
   (cd /tmp && setsid nohup bash -c "bash /tmp/ud-build.sh /tmp/ud-src $UD_BUILD > /tmp/ud-build.log 2>&1; echo \$? > /tmp/ud-build.rc" < /dev/null > /dev/null 2>&1 &)
   mkdir -p $UD_MODELS
-  for model in ${UD_MODEL_LIST:-llama3.2-1b:q8_0 llama3.1-8b:q8_0 cpu-1024:q8_0 tiny-256:q8_0}; do
+  for model in ${UD_MODEL_LIST:-llama3.2-1b:q8_0 llama3.1-8b:q8_0 llama3.2-1b-vocab128k:q8_0 cpu-1024:q8_0 cpu-1024-vocab152k:q8_0}; do
     shape=${model%%:*} dtype=${model##*:}
     (cd $UD_APP && python3 -m tests.benchmarks.llamacpp_bench_models $shape $dtype $UD_MODELS/$shape-$dtype.gguf) || exit 1
   done

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from app.core.engines.requests import SamplingParams
 from tests.benchmarks.reference_loops import ContextSettings
 
 HOST = "127.0.0.1"
@@ -118,18 +119,16 @@ class LlamaServer:
         self._log.close()
 
     def stream_completion(
-        self, prompt_tokens: Sequence[int], new_tokens: int, timeout_s: float = 300.0
+        self, prompt_tokens: Sequence[int], new_tokens: int, sampling: SamplingParams, timeout_s: float = 300.0
     ) -> StreamTiming:
-        """Greedy streamed completion of exactly ``new_tokens`` tokens for a prompt given as token ids."""
+        """Streamed completion of exactly ``new_tokens`` tokens for a prompt given as token ids."""
         body = json.dumps({
             "prompt": list(prompt_tokens),
             "n_predict": new_tokens,
             "stream": True,
             "ignore_eos": True,
-            "temperature": 0.0,
-            "samplers": ["top_k"],  # greedy with the cheapest chain the server offers
-            "top_k": 1,
             "cache_prompt": False,
+            **server_sampling_fields(sampling),
         })
         connection = http.client.HTTPConnection(HOST, self.port, timeout=timeout_s)
         sent_at = time.perf_counter()
@@ -163,13 +162,15 @@ class LlamaServer:
             server_decode_tokens_per_s=timings.get("predicted_per_second"),
         )
 
-    def concurrent_completions(self, prompts: Sequence[Sequence[int]], new_tokens: int) -> list[StreamTiming]:
+    def concurrent_completions(
+        self, prompts: Sequence[Sequence[int]], new_tokens: int, sampling: SamplingParams
+    ) -> list[StreamTiming]:
         """Send all prompts at once, one client thread each, and wait for every stream to finish."""
         results: list[StreamTiming | BaseException | None] = [None] * len(prompts)
 
         def send(index: int) -> None:
             try:
-                results[index] = self.stream_completion(prompts[index], new_tokens)
+                results[index] = self.stream_completion(prompts[index], new_tokens, sampling)
             except BaseException as error:  # re-raised below on the caller's thread
                 results[index] = error
 
@@ -186,6 +187,17 @@ class LlamaServer:
                 raise TimeoutError("a llama-server request did not finish within 600 s")
             timings.append(result)
         return timings
+
+
+def server_sampling_fields(sampling: SamplingParams) -> dict[str, Any]:
+    """The /completion fields for ``sampling``: greedy through the cheapest chain the server offers (top-k 1);
+    otherwise the same temperature, top-k, top-p and min-p, run by the server's default sampler chain, as a
+    client that sets them (an OpenAI-style chat UI) gets.
+    """
+    if sampling.greedy:
+        return {"temperature": 0.0, "samplers": ["top_k"], "top_k": 1}
+    return {"temperature": sampling.temperature, "top_k": sampling.top_k, "top_p": sampling.top_p,
+            "min_p": sampling.min_p}
 
 
 def server_aggregate_decode_tokens_per_s(timings: Sequence[StreamTiming]) -> float:

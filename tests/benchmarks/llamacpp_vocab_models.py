@@ -19,9 +19,8 @@ import os
 import sys
 from pathlib import Path
 
-from tests.benchmarks.llamacpp_bench_models import finish_gguf, small_vocabulary
+from tests.benchmarks.llamacpp_bench_models import finish_gguf, large_vocabulary
 from tests.fixtures.gguf_models import INIT_STD, ModelShape, _add_metadata, _matrix_shapes, _norm_names
-from tests.fixtures.vocab import SPACE_MARK, TOKEN_TYPE_NORMAL, SpmVocabulary
 
 PEAKED_OUTPUT_SCALE = 60.0
 """Output-head weights times this in a ``peaked`` model."""
@@ -32,19 +31,6 @@ REAL_VOCABULARIES = {"llama3": 128_256, "qwen3": 151_936, "gemma3": 262_144}
 def vocab_shape(vocab: int) -> ModelShape:
     """2 layers of width 64 (4 heads, 2 KV heads) over ``vocab`` tokens."""
     return ModelShape(n_layers=2, n_embd=64, n_heads=4, n_kv_heads=2, n_ff=128, n_ctx_train=8192, vocab=vocab)
-
-
-def large_vocabulary(size: int) -> SpmVocabulary:
-    """The benchmark models' 270 tokens followed by numbered filler words up to ``size`` tokens."""
-    base = small_vocabulary()
-    extra = size - base.size
-    if extra < 0:
-        raise ValueError(f"a vocabulary needs at least {base.size} tokens, not {size}")
-    fillers = tuple(f"{SPACE_MARK}w{index}" for index in range(extra))
-    return SpmVocabulary(tokens=base.tokens + fillers, scores=base.scores + (-1.0,) * extra,
-                         token_types=base.token_types + (TOKEN_TYPE_NORMAL,) * extra, unk_id=base.unk_id,
-                         bos_id=base.bos_id, eos_id=base.eos_id, im_start_id=base.im_start_id,
-                         im_end_id=base.im_end_id)
 
 
 def write_vocab_gguf(path: Path, vocab: int, seed: int = 0, peaked: bool = False) -> Path:

@@ -21,7 +21,12 @@ from tests.benchmarks.engine_measurements import (
     reference_context,
     reference_settings,
 )
-from tests.benchmarks.llamacpp_peers import LlamaServer, run_batched_bench, server_aggregate_decode_tokens_per_s
+from tests.benchmarks.llamacpp_peers import (
+    LlamaServer,
+    run_batched_bench,
+    server_aggregate_decode_tokens_per_s,
+    server_sampling_fields,
+)
 from tests.benchmarks.llamacpp_tools import ensure_tools
 
 
@@ -42,10 +47,10 @@ def measure_server(plan: BenchPlan, shared: SharedResults, sequences: int = 4) -
             prompts = [maker.prompt_tokens(messages) for messages in chats]
             engine_first = round_index % 2 == 0
             if not engine_first:
-                streams = server.concurrent_completions(prompts, plan.new_tokens)
-            observed = engine_chats(engine, chats, plan.new_tokens)
+                streams = server.concurrent_completions(prompts, plan.new_tokens, plan.chat_sampling())
+            observed = engine_chats(engine, chats, plan)
             if engine_first:
-                streams = server.concurrent_completions(prompts, plan.new_tokens)
+                streams = server.concurrent_completions(prompts, plan.new_tokens, plan.chat_sampling())
             if any(stream.tokens_predicted != plan.new_tokens for stream in streams):
                 raise RuntimeError(f"llama-server predicted {[s.tokens_predicted for s in streams]} tokens")
             if round_index == 0:
@@ -69,7 +74,8 @@ def measure_server(plan: BenchPlan, shared: SharedResults, sequences: int = 4) -
         "prompt_tokens": len(prompts[0]),
         "new_tokens": plan.new_tokens,
         "server_command": " ".join(command),
-        "server_sampling": "greedy: samplers=[top_k], top_k=1, cache_prompt=false, prompt sent as token ids",
+        "sampling": plan.sampling,
+        "server_sampling": server_sampling_fields(plan.chat_sampling()),
     }
 
 
@@ -93,7 +99,7 @@ def measure_batched_bench(plan: BenchPlan, shared: SharedResults, sequences: int
                 row, command = run_batched_bench(
                     tools.batched_bench, plan.model_path, settings, len(prompts[0]), plan.new_tokens, sequences
                 )
-            observed = engine_chats(engine, chats, plan.new_tokens)
+            observed = engine_chats(engine, chats, plan)
             if engine_first:
                 row, command = run_batched_bench(
                     tools.batched_bench, plan.model_path, settings, len(prompts[0]), plan.new_tokens, sequences
@@ -119,6 +125,7 @@ def measure_batched_bench(plan: BenchPlan, shared: SharedResults, sequences: int
         "reference_loop_vs_batched_bench": round(median(reference_rates) / median(bench_rates), 4),
         "prompt_tokens": len(prompts[0]),
         "new_tokens": plan.new_tokens,
+        "sampling": f"engine: {plan.sampling}; the tools do not sample",
         "batched_bench_command": " ".join(command),
         "context_settings": settings.to_dict(),
     }
