@@ -69,16 +69,20 @@ def copy_bandwidth() -> dict[str, Any]:
 
 
 def llama_bench(tools: Path, model: Path, kv: str, repeats: int) -> dict[str, Any]:
+    """tg128 and pp128 at depth 0 and at a depth of PROMPT tokens (``-d``). The engine, the minimal loop and
+    batched-bench decode after a PROMPT-token prompt, which is tg128 at that depth (``tg128_tok_s``); at
+    depth 0 (``tg128_d0_tok_s``, llama-bench's default) nothing is attended to yet."""
     command = [str(tools / "llama-bench"), "-m", str(model), "-p", str(PROMPT), "-n", str(NEW), "-ngl", "999",
-               "-t", str(THREADS),
+               "-d", f"0,{PROMPT}", "-t", str(THREADS),
                "-fa", "1", "-ctk", kv, "-ctv", kv, "-r", str(repeats), "-o", "json",
                "--repack", "0" if repacking_off() else "1"]
     rows = json.loads(run(command))
     result: dict[str, Any] = {"command": " ".join(command)}
     for row in rows:
         key = "tg" if row.get("n_gen", 0) > 0 else "pp"
-        result[f"{key}{row.get('n_gen') or row.get('n_prompt')}_tok_s"] = round(row["avg_ts"], 2)
-        result[f"{key}_samples_tok_s"] = [round(value, 2) for value in row.get("samples_ts", [])]
+        depth = "" if row.get("n_depth", 0) else "_d0"
+        result[f"{key}{row.get('n_gen') or row.get('n_prompt')}{depth}_tok_s"] = round(row["avg_ts"], 2)
+        result[f"{key}{depth}_samples_tok_s"] = [round(value, 2) for value in row.get("samples_ts", [])]
     return result
 
 
@@ -159,10 +163,11 @@ def summary_lines(model_results: dict[str, Any], bandwidth: float) -> list[str]:
     single = _get(engine, "overhead", "engine_decode_tok_s", "median")
     loop = _get(engine, "overhead", "reference_decode_tok_s", "median")
     tg = _get(model_results, "llama_bench", "tg128_tok_s")
+    tg_d0 = _get(model_results, "llama_bench", "tg128_d0_tok_s")
     roof = _get(model_results, "roofline", "roofline_tok_s")
     if single and tg:
-        lines.append(f"1 chat: engine {single:.1f}, minimal loop {loop or 0:.1f}, llama-bench tg128 {tg:.1f} tok/s "
-                     f"-> engine/llama-bench {single / tg:.3f}")
+        lines.append(f"1 chat: engine {single:.1f}, minimal loop {loop or 0:.1f}, llama-bench tg128 @ d{PROMPT} "
+                     f"{tg:.1f} tok/s -> engine/llama-bench {single / tg:.3f} (tg128 @ d0: {tg_d0 or 0:.1f})")
     if single and roof:
         lines.append(f"roofline {roof:.0f} tok/s at {bandwidth / 1e12:.2f} TB/s: engine {single / roof:.2f}, "
                      f"llama-bench {(tg or 0) / roof:.2f}")

@@ -10,7 +10,7 @@
 #  4. sampling on the GPU: a 1B-shape model with Llama-3's vocabulary, 16 chats, greedy and the app's default
 #     sampling, against llama-batched-bench;
 #  5. tests/benchmarks/gpu_embedder_coexistence.py when the project has it (capped at 120 s).
-# UD_STEPS (default "gpu sampling cpu coexistence") picks steps; UD_CPU_THREADS (default 4).
+# UD_STEPS (default "gpu sampling cpu coexistence") picks steps; UD_CPU_THREADS (default 4); UD_GPU_REPEATS (default 3).
 set -u
 source "$(dirname "$0")/llamacpp_gpu_session.sh" env 2>/dev/null || true
 out=$UD_OUT
@@ -30,6 +30,7 @@ ln -sfn $UD_BUILD/bin $UNIDESK_BENCH_CACHE/llama.cpp-0.3.36/build/bin
 if [[ " $steps " == *" gpu "* ]]; then
   log "GPU: 1B shape"
   python3 -m tests.benchmarks.bench_llamacpp_gpu --tools $UD_BUILD/bin --out $out --tag h200-1b --kv-q8 --unidesk \
+    --repeats ${UD_GPU_REPEATS:-3} \
     $UD_MODELS/llama3.2-1b-q8_0.gguf > $out/gpu_1b.txt 2> $out/gpu_1b.log
   cat $out/gpu_1b.txt >> $out/summary.txt
   log "GPU: 8B shape"
