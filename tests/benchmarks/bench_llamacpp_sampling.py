@@ -9,7 +9,8 @@ wall-clock per step (median of ``--repeats`` rounds of ``--steps`` steps):
   thread vs the engine's numpy path, and vs the engine's helper threads running the chains
   (``--helpers``, default: the cores idle beside one llama.cpp thread, as the engine sizes them;
   what chats that still need a chain, such as penalised ones, get);
-- ``greedy``: one argmax over the rows, for scale.
+- ``greedy``: one argmax over the rows, for scale;
+- with helpers, the engine's greedy and top-k passes split by rows over them (``..._split_over_one_pass``).
 
     python -m tests.benchmarks.bench_llamacpp_sampling --model M.gguf [--seqs 1,8,16] [--helpers N]
 
@@ -100,6 +101,7 @@ class DecodedStep:
 
 
 def measure(library: Any, model: Path, sequences: int, helpers: int, steps: int, repeats: int) -> dict[str, Any]:
+    from app.core.engines.backends.llamacpp_batch import greedy_tokens
     from app.core.engines.backends.llamacpp_chains import ParallelChains
     from app.core.engines.backends.llamacpp_sampling import SamplerChain
     from app.core.engines.backends.llamacpp_topk import TopKSampling, sample_top_k
@@ -133,6 +135,13 @@ def measure(library: Any, model: Path, sequences: int, helpers: int, steps: int,
         if parallel.pays(sequences):
             jobs = list(zip(rows, api_chains, strict=True))
             figures["api_chains_on_helpers"] = per_step_us(lambda: parallel.sample(matrix, jobs), steps, repeats)
+        if parallel.helpers:  # the numpy passes split by rows over the helpers, as the engine runs them
+            figures["greedy_argmax_split"] = per_step_us(
+                lambda: parallel.by_rows(sequences, lambda a, b: greedy_tokens(matrix[a:b])), steps, repeats)
+            figures["default_numpy_top_k_split"] = per_step_us(
+                lambda: parallel.by_rows(sequences, lambda a, b: sample_top_k(
+                    matrix[a:b], None, settings[a:b], [chain.draw() for chain in default_chains[a:b]])),  # type: ignore[arg-type]
+                steps, repeats)
     finally:
         parallel.close()
         for chain in default_chains:
@@ -146,6 +155,9 @@ def measure(library: Any, model: Path, sequences: int, helpers: int, steps: int,
     result["default_numpy_over_chain"] = round(medians["default_numpy_top_k"] / medians["default_chain_per_chat"], 3)
     result["default_numpy_over_greedy"] = round(medians["default_numpy_top_k"] / medians["greedy_argmax"], 3)
     result["api_numpy_over_chain"] = round(medians["api_numpy"] / medians["api_chain_per_chat"], 3)
+    for name in ("greedy_argmax", "default_numpy_top_k"):
+        if f"{name}_split" in medians:
+            result[f"{name}_split_over_one_pass"] = round(medians[f"{name}_split"] / medians[name], 3)
     if "api_chains_on_helpers" in medians:
         on_helpers = medians["api_chains_on_helpers"]
         result["api_helpers_over_one_thread"] = round(on_helpers / medians["api_chain_per_chat"], 3)

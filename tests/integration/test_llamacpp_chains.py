@@ -124,3 +124,34 @@ def test_helpers_are_sized_from_idle_cores(
 ) -> None:
     monkeypatch.setattr(llamacpp_chains, "default_thread_count", lambda: cores)  # physical cores
     assert idle_cores(threads, offloaded) == helpers
+
+
+def test_numpy_passes_split_by_rows_give_the_tokens_of_one_pass() -> None:
+    """Greedy and top-k over 16 rows of a 128k vocabulary, in blocks on helper threads or in one pass."""
+    import numpy as np
+
+    from app.core.engines.backends.llamacpp_batch import greedy_tokens
+    from app.core.engines.backends.llamacpp_topk import TopKSampling, sample_top_k
+
+    n_vocab, rows = 128_256, 16
+    logits = np.random.default_rng(5).standard_normal((rows, n_vocab), dtype=np.float32) * 4
+    settings = [TopKSampling(40, 0.95, 0.05, 0.7)] * rows
+    draws = list(np.random.default_rng(6).random(rows))
+    split = ParallelChains(library=None, n_vocab=n_vocab, helpers=3)
+    blocks: list[tuple[int, int, str]] = []
+
+    def greedy_block(start: int, end: int) -> list[int]:
+        blocks.append((start, end, threading.current_thread().name))
+        return greedy_tokens(logits[start:end])
+
+    def top_k_block(start: int, end: int) -> list[int]:
+        return sample_top_k(logits[start:end], None, settings[start:end], draws[start:end])
+
+    assert split.by_rows(rows, greedy_block) == greedy_tokens(logits)
+    assert sorted(start for start, _end, _name in blocks) == [0, 4, 8, 12]
+    assert any(name.startswith("llamacpp-sampling") for _start, _end, name in blocks)
+    assert split.by_rows(rows, top_k_block) == sample_top_k(logits, None, settings, draws)
+    blocks.clear()
+    assert split.by_rows(2, greedy_block) == greedy_tokens(logits[:2])  # 2 rows: one block (too few logits)
+    assert len(blocks) == 1
+    split.close()

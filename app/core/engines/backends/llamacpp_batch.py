@@ -71,8 +71,7 @@ class NativeBatch:
 
 class LogitRows:
     """llama.cpp's logits of the last decode (one row per token that asked for logits, in batch order),
-    seen as a numpy array without copying, and greedy tokens for many rows in one call.
-    """
+    seen as a numpy array without copying."""
 
     def __init__(self, library: Any, context: Any, n_vocab: int) -> None:
         self._library = library
@@ -95,11 +94,9 @@ class LogitRows:
             self._view_key = (address, rows)
         return self._view
 
-    def greedy(self, rows: int, picked: Sequence[int] | None = None) -> list[int]:
-        """The most likely token of each row (of the rows in ``picked``, else of the first ``rows``);
-        ties go to the lowest token id, as llama.cpp's greedy sampler does.
-        """
-        matrix = self.matrix(rows)
-        chosen = matrix if picked is None else matrix[list(picked)]
-        result: list[int] = chosen.argmax(axis=1).tolist()
-        return result
+
+def greedy_tokens(logits: Any) -> list[int]:
+    """The most likely token of each row of ``logits``; ties go to the lowest token id, as llama.cpp's
+    greedy sampler does."""
+    result: list[int] = logits.argmax(axis=1).tolist()
+    return result

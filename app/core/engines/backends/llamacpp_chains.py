@@ -1,4 +1,5 @@
-"""llama.cpp sampler chains of several chats run at once on helper threads (idle cores).
+"""Sampling work of several chats run at once on helper threads (idle cores): llama.cpp sampler chains,
+and the numpy passes over the logits (greedy argmax, top-k search) split by rows (:meth:`ParallelChains.by_rows`).
 
 Chats the vectorised paths cannot take (temperature alone over the whole vocabulary, a repetition
 penalty) are sampled by their own llama.cpp chain, which walks the whole vocabulary: ~0.5 ms per chat
@@ -12,7 +13,7 @@ read, so synchronised, by the engine thread), then lets the chain accept the tok
 from __future__ import annotations
 
 import ctypes
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
@@ -22,6 +23,9 @@ MAX_HELPERS = 7
 """At most this many helper threads (with the engine thread, 8 chains at once)."""
 MIN_VOCAB = 16_384
 """Smaller vocabularies take a few microseconds a chain: one call per chat on the engine thread."""
+MIN_BLOCK_LOGITS = 1 << 18
+"""Logits in one block of a split numpy pass (~0.1 ms of memory traffic): smaller blocks would not repay
+handing them to a helper. 16 chats of a 128k vocabulary make 8 blocks."""
 
 
 def idle_cores(threads: int, offloaded: bool) -> int:
@@ -46,6 +50,21 @@ class ParallelChains:
     def pays(self, chats: int) -> bool:
         """Whether ``chats`` chains are worth spreading (there are helpers and more than one chat)."""
         return self._pool is not None and chats > 1
+
+    def by_rows(self, count: int, work: Callable[[int, int], list[int]]) -> list[int]:
+        """``work(start, end)`` over rows ``0..count`` of the step's logits in contiguous blocks, the first
+        on the caller and the others on helpers (numpy releases the GIL in its passes), results in order.
+        One block when there are no helpers or the rows hold too few logits to repay the hand-over.
+        """
+        parts = min(count, self.helpers + 1, count * self._n_vocab // MIN_BLOCK_LOGITS)
+        if self._pool is None or parts <= 1:
+            return work(0, count)
+        bounds = [count * part // parts for part in range(parts + 1)]
+        futures = [self._pool.submit(work, bounds[part], bounds[part + 1]) for part in range(1, parts)]
+        tokens = work(bounds[0], bounds[1])
+        for future in futures:
+            tokens.extend(future.result())
+        return tokens
 
     def sample(self, matrix: Any, jobs: Sequence[tuple[int, Any]]) -> list[int]:
         """The token of each ``(row of matrix, chain pointer)`` job, in order."""

@@ -11,7 +11,7 @@ from concurrent.futures import CancelledError, Future
 from dataclasses import dataclass
 from typing import Any
 
-from app.core.engines.backends.llamacpp_batch import LogitRows, NativeBatch
+from app.core.engines.backends.llamacpp_batch import LogitRows, NativeBatch, greedy_tokens
 from app.core.engines.backends.llamacpp_chains import ParallelChains, idle_cores
 from app.core.engines.backends.llamacpp_native import NativeModel
 from app.core.engines.backends.llamacpp_requests import ActiveRequest, PendingRequest, unstarted_metrics
@@ -290,7 +290,8 @@ class BatchScheduler:
         rows = len(outputs)
         sampled: list[int]
         if all(active.vectorised for _index, active in outputs):
-            sampled = self._logits.greedy(rows)
+            matrix = self._logits.matrix(rows)  # read here: only the engine thread touches llama.cpp
+            sampled = self._chains.by_rows(rows, lambda start, end: greedy_tokens(matrix[start:end]))
         else:
             sampled = self._mixed_tokens(outputs)
         now = time.perf_counter()
@@ -350,17 +351,24 @@ class BatchScheduler:
                 chained.append((row, index, active))
         rows = len(outputs)
         tokens = [-1] * rows
+        by_rows = self._chains.by_rows
+        matrix = self._logits.matrix(rows)  # read here: only the engine thread touches llama.cpp
         if greedy_rows:
-            for row, token in zip(greedy_rows, self._logits.greedy(rows, greedy_rows), strict=True):
+            picked = by_rows(len(greedy_rows), lambda start, end: greedy_tokens(matrix[greedy_rows[start:end]]))
+            for row, token in zip(greedy_rows, picked, strict=True):
                 tokens[row] = token
         if top_k_rows:
-            picked = None if len(top_k_rows) == rows else top_k_rows
-            sampled = sample_top_k(self._logits.matrix(rows), picked, top_k_settings, draws)
-            for row, token in zip(top_k_rows, sampled, strict=True):
+            every_row = len(top_k_rows) == rows
+
+            def top_k_block(start: int, end: int) -> list[int]:  # a block of rows as a matrix of its own
+                block = matrix[start:end] if every_row else matrix[top_k_rows[start:end]]
+                return sample_top_k(block, None, top_k_settings[start:end], draws[start:end])
+
+            for row, token in zip(top_k_rows, by_rows(len(top_k_rows), top_k_block), strict=True):
                 tokens[row] = token
         if self._chains.pays(len(chained)):
             jobs = [(row, active.sampler_pointer) for row, _index, active in chained]
-            for (row, _chain), token in zip(jobs, self._chains.sample(self._logits.matrix(rows), jobs), strict=True):
+            for (row, _chain), token in zip(jobs, self._chains.sample(matrix, jobs), strict=True):
                 tokens[row] = token
             return tokens
         sample = self._library.llama_sampler_sample
