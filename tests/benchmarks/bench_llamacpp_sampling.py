@@ -10,7 +10,8 @@ wall-clock per step (median of ``--repeats`` rounds of ``--steps`` steps):
   (``--helpers``, default: the cores idle beside one llama.cpp thread, as the engine sizes them;
   what chats that still need a chain, such as penalised ones, get);
 - ``greedy``: one argmax over the rows, for scale;
-- with helpers, the engine's greedy and top-k passes split by rows over them (``..._split_over_one_pass``).
+- with helpers, the greedy argmax split by rows over them, as the engine runs it, and the top-k pass split the
+  same way, which the engine does not do (``..._split_over_one_pass``: 2 blocks took 1.27 of one pass).
 
     python -m tests.benchmarks.bench_llamacpp_sampling --model M.gguf [--seqs 1,8,16] [--helpers N]
 

@@ -150,7 +150,7 @@ def test_numpy_passes_split_by_rows_give_the_tokens_of_one_pass() -> None:
     assert split.by_rows(rows, greedy_block) == greedy_tokens(logits)
     assert sorted(start for start, _end, _name in blocks) == [0, 4, 8, 12]
     assert any(name.startswith("llamacpp-sampling") for _start, _end, name in blocks)
-    assert split.by_rows(rows, top_k_block) == sample_top_k(logits, None, settings, draws)
+    assert split.by_rows(rows, top_k_block) == sample_top_k(logits, None, settings, draws)  # any row-wise pass
     blocks.clear()
     assert split.by_rows(2, greedy_block) == greedy_tokens(logits[:2])  # 2 rows: one block (too few logits)
     assert len(blocks) == 1

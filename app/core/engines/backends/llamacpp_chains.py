@@ -1,5 +1,5 @@
 """Sampling work of several chats run at once on helper threads (idle cores): llama.cpp sampler chains,
-and the numpy passes over the logits (greedy argmax, top-k search) split by rows (:meth:`ParallelChains.by_rows`).
+and the greedy argmax over the logits split by rows (:meth:`ParallelChains.by_rows`).
 
 Chats the vectorised paths cannot take (temperature alone over the whole vocabulary, a repetition
 penalty) are sampled by their own llama.cpp chain, which walks the whole vocabulary: ~0.5 ms per chat
@@ -25,7 +25,11 @@ MIN_VOCAB = 16_384
 """Smaller vocabularies take a few microseconds a chain: one call per chat on the engine thread."""
 MIN_BLOCK_LOGITS = 1 << 18
 """Logits in one block of a split numpy pass (~0.1 ms of memory traffic): smaller blocks would not repay
-handing them to a helper. 16 chats of a 128k vocabulary make 8 blocks."""
+handing them to a helper."""
+MAX_BLOCKS = 4
+"""At most this many blocks: each costs the engine thread a hand-over under the GIL. 16 chats of a 128k
+vocabulary make 4 (on the 2-core VM, with 1 helper: 0.88 of one argmax pass). The top-k pass is not split:
+it is many small numpy steps per block, and 2 blocks took 1.27 of one pass there."""
 
 
 def idle_cores(threads: int, offloaded: bool) -> int:
@@ -56,7 +60,7 @@ class ParallelChains:
         on the caller and the others on helpers (numpy releases the GIL in its passes), results in order.
         One block when there are no helpers or the rows hold too few logits to repay the hand-over.
         """
-        parts = min(count, self.helpers + 1, count * self._n_vocab // MIN_BLOCK_LOGITS)
+        parts = min(count, self.helpers + 1, MAX_BLOCKS, count * self._n_vocab // MIN_BLOCK_LOGITS)
         if self._pool is None or parts <= 1:
             return work(0, count)
         bounds = [count * part // parts for part in range(parts + 1)]

@@ -351,20 +351,16 @@ class BatchScheduler:
                 chained.append((row, index, active))
         rows = len(outputs)
         tokens = [-1] * rows
-        by_rows = self._chains.by_rows
         matrix = self._logits.matrix(rows)  # read here: only the engine thread touches llama.cpp
         if greedy_rows:
-            picked = by_rows(len(greedy_rows), lambda start, end: greedy_tokens(matrix[greedy_rows[start:end]]))
-            for row, token in zip(greedy_rows, picked, strict=True):
+            greedy = self._chains.by_rows(
+                len(greedy_rows), lambda start, end: greedy_tokens(matrix[greedy_rows[start:end]])
+            )
+            for row, token in zip(greedy_rows, greedy, strict=True):
                 tokens[row] = token
-        if top_k_rows:
-            every_row = len(top_k_rows) == rows
-
-            def top_k_block(start: int, end: int) -> list[int]:  # a block of rows as a matrix of its own
-                block = matrix[start:end] if every_row else matrix[top_k_rows[start:end]]
-                return sample_top_k(block, None, top_k_settings[start:end], draws[start:end])
-
-            for row, token in zip(top_k_rows, by_rows(len(top_k_rows), top_k_block), strict=True):
+        if top_k_rows:  # one pass: split by rows, its many small numpy steps cost more than they gained
+            picked = None if len(top_k_rows) == rows else top_k_rows
+            for row, token in zip(top_k_rows, sample_top_k(matrix, picked, top_k_settings, draws), strict=True):
                 tokens[row] = token
         if self._chains.pays(len(chained)):
             jobs = [(row, active.sampler_pointer) for row, _index, active in chained]
