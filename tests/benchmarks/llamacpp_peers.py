@@ -246,11 +246,13 @@ def run_batched_bench(
         str(binary), "-m", str(model_path), *_context_arguments(settings),
         "-npp", str(prompt_tokens), "-ntg", str(new_tokens), "-npl", str(sequences),
     ]
-    completed = subprocess.run(command, capture_output=True, text=True, timeout=600, check=False)
-    output = completed.stdout + "\n" + completed.stderr
-    if completed.returncode != 0:
-        raise RuntimeError(f"llama-batched-bench failed ({completed.returncode}): {output[-800:]}")
-    rows = [row for row in parse_batched_bench_table(output) if row.sequences == sequences]
-    if not rows:
-        raise RuntimeError(f"no B={sequences} row in llama-batched-bench's output (n_ctx too small?): {output[-800:]}")
-    return rows[0], command
+    output = ""
+    for _attempt in range(2):  # its log thread may lose the last row at exit (seen once: rc 0, no row)
+        completed = subprocess.run(command, capture_output=True, text=True, timeout=600, check=False)
+        output = completed.stdout + "\n" + completed.stderr
+        if completed.returncode != 0:
+            raise RuntimeError(f"llama-batched-bench failed ({completed.returncode}): {output[-800:]}")
+        rows = [row for row in parse_batched_bench_table(output) if row.sequences == sequences]
+        if rows:
+            return rows[0], command
+    raise RuntimeError(f"no B={sequences} row in llama-batched-bench's output (n_ctx too small?): {output[-800:]}")
