@@ -559,6 +559,32 @@ def test_an_evicted_conversation_is_prefilled_again_and_answers_the_same(
     assert evicted.text == run(cold_engine, ChatRequest(second_turn("a"), greedy(16))).text
 
 
+def test_a_conversation_whose_slot_would_split_the_step_moves_beside_the_running_chat(
+    engine_factory: EngineFactory, peaked_model: Path
+) -> None:
+    # with a KV stream per chat, llama.cpp computes each run of consecutive ids of a step on its own
+    engine = engine_factory(peaked_model, parallel_chats=4)
+    first_a = run(engine, ChatRequest(user(PROMPTS[0]), greedy(8), conversation_id="a"))  # slot 0
+    with joining_together(engine):
+        anonymous = engine.submit(ChatRequest(user(PROMPTS[4]), greedy(8)))  # slot 1, then owned by nobody
+        first_c = engine.submit(ChatRequest(user(PROMPTS[1]), greedy(8), conversation_id="c"))  # slot 2
+    assert anonymous.wait(30) and first_c.wait(30)
+    second_a = (*user(PROMPTS[0]), ChatMessage("assistant", first_a.text), ChatMessage("user", PROMPTS[3]))
+    second_c = (*user(PROMPTS[1]), ChatMessage("assistant", first_c.text), ChatMessage("user", PROMPTS[3]))
+    with joining_together(engine):  # a runs in slot 0; c's slot 2 would leave a gap: c moves to slot 1
+        running_a = engine.submit(ChatRequest(second_a, greedy(24), conversation_id="a"))
+        moved_c = engine.submit(ChatRequest(second_c, greedy(16), conversation_id="c"))
+    assert running_a.wait(30) and moved_c.wait(30)
+    assert engine.metrics().extra["slot_moves"] == 1
+    assert moved_c.metrics.reused_prompt_tokens >= first_c.metrics.prompt_tokens  # its KV came along
+    third_c = (*second_c, ChatMessage("assistant", moved_c.text), ChatMessage("user", PROMPTS[2]))
+    after_move = run(engine, ChatRequest(third_c, greedy(8), conversation_id="c"))
+    assert after_move.metrics.reused_prompt_tokens >= moved_c.metrics.prompt_tokens  # slot 1 is c's now
+    cold = engine_factory(peaked_model, parallel_chats=1, prefix_caching=False)
+    assert moved_c.text == run(cold, ChatRequest(second_c, greedy(16))).text
+    assert running_a.text == run(cold, ChatRequest(second_a, greedy(24))).text
+
+
 # ---- warm-up and unload -----------------------------------------------------------------------------
 def test_warm_up_runs_a_real_request_and_leaves_only_the_template_opening(
     engine_factory: EngineFactory, deep_model: Path, monkeypatch: pytest.MonkeyPatch

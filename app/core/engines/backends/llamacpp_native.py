@@ -172,6 +172,9 @@ class NativeModel:
     flash_attention: str = "unknown"
     offloaded: bool = False
     """Whether layers run on a GPU (then llama_decode returns before the step is computed)."""
+    stream_per_sequence: bool = False
+    """Whether each sequence has a KV stream of its own (several chats, ``kv_unified`` off, an attention
+    cache): llama.cpp then computes each run of consecutive sequence ids of a step on its own."""
     freed: bool = field(default=False)
 
     def free(self) -> None:
@@ -389,6 +392,8 @@ def load_native_model(
         chat_template=template.decode("utf-8", errors="replace") if template else None,
         flash_attention=_flash_attention_state(config, context_log),
         offloaded=gpu_layers != 0 and bool(library.llama_supports_gpu_offload()),
+        stream_per_sequence=n_seq_max > 1 and not llamacpp_plan(config).kv_unified
+        and not library.llama_model_is_recurrent(model) and not library.llama_model_is_hybrid(model),
     )
     flash = {"enabled": QT_TRANSLATE_NOOP("EngineLoad", "Flash attention: enabled"),
              "disabled": QT_TRANSLATE_NOOP("EngineLoad", "Flash attention: disabled")}

@@ -96,6 +96,32 @@ class SlotTable:
             return max(unowned, key=lambda slot: (prefixes[slot.seq_id], -slot.seq_id))
         return min(idle, key=lambda slot: slot.last_used)
 
+    def neighbour_for(self, slot: SequenceSlot) -> SequenceSlot | None:
+        """An idle slot no conversation owns that ``slot``'s request could run in instead, so that the busy
+        ids form fewer runs of consecutive ids (llama.cpp computes each run of a step on its own when every
+        sequence has a KV stream of its own); None when ``slot`` adds no run or no such slot helps.
+        """
+        others = {other.seq_id for other in self.slots if other.busy and other is not slot}
+        if not others:
+            return None
+        runs_with_slot = _runs(others | {slot.seq_id})
+        if runs_with_slot == _runs(others):
+            return None
+        free = [other for other in self.slots if not other.busy and other.conversation_id is None]
+        best = min(free, key=lambda other: (_runs(others | {other.seq_id}), other.seq_id), default=None)
+        if best is None or _runs(others | {best.seq_id}) >= runs_with_slot:
+            return None
+        return best
+
+    def move(self, slot: SequenceSlot, target: SequenceSlot) -> None:
+        """``slot``'s KV was copied to ``target``: the request and the conversation go there; ``slot`` keeps
+        its copy of the tokens for any chat to reuse, owned by nobody.
+        """
+        target.tokens = list(slot.tokens)
+        target.conversation_id, slot.conversation_id = slot.conversation_id, None
+        target.busy, slot.busy = True, False
+        target.last_used = slot.last_used
+
     def release(self, slot: SequenceSlot) -> None:
         """The request on ``slot`` ended; its KV stays for the conversation's next turn."""
         slot.busy = False
@@ -110,3 +136,8 @@ class SlotTable:
         """The slot's KV was cut to its first ``keep_tokens`` tokens; it belongs to no conversation."""
         del slot.tokens[keep_tokens:]
         slot.conversation_id = None
+
+
+def _runs(ids: set[int]) -> int:
+    """Number of runs of consecutive integers in ``ids`` ({0, 1, 3} has two)."""
+    return sum(1 for seq_id in ids if seq_id - 1 not in ids)

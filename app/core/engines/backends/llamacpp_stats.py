@@ -17,6 +17,7 @@ class EngineTotals:
     tokens_generated: int = 0
     prompt_tokens: int = 0
     reused_prompt_tokens: int = 0
+    slot_moves: int = 0  # requests moved beside the running chats (their KV copied)
     last_time_to_first_token_s: float | None = None
 
     @property

@@ -120,3 +120,31 @@ def test_trim_keeps_the_opening_for_any_chat_to_reuse() -> None:
     assert table.slots[seq].tokens == [1, 2] and table.slots[seq].conversation_id is None
     choice = table.acquire("new", [1, 2, 9])
     assert choice is not None and choice.slot.seq_id == seq and choice.reused_tokens == 2
+
+
+def test_a_request_whose_slot_leaves_a_gap_gets_a_free_slot_beside_the_running_ones() -> None:
+    table = SlotTable(4)
+    _finish(table, "a", [1, 2], [9])  # slot 0
+    together = [table.acquire(None, [3, 4]), table.acquire("c", [5, 6])]  # slots 1 (nobody's) and 2 (c)
+    for choice, tokens in zip(together, ([3, 4, 9], [5, 6, 9]), strict=True):
+        assert choice is not None
+        choice.slot.tokens[:] = tokens
+        table.release(choice.slot)
+    running = table.acquire("a", [1, 2, 9, 7])
+    returning = table.acquire("c", [5, 6, 9, 8])
+    assert running is not None and returning is not None and returning.slot.seq_id == 2
+    target = table.neighbour_for(returning.slot)
+    assert target is not None and target.seq_id == 1  # ids 0 and 1 decode in one computation, 0 and 2 in two
+    table.move(returning.slot, target)
+    assert (target.busy, target.conversation_id, target.tokens) == (True, "c", [5, 6, 9])
+    assert (table.slots[2].busy, table.slots[2].conversation_id, table.slots[2].tokens) == (False, None, [5, 6, 9])
+    assert table.neighbour_for(target) is None  # already beside slot 0
+
+
+def test_no_move_when_no_free_slot_closes_the_gap() -> None:
+    table = SlotTable(3)
+    for conversation in "abc":
+        _finish(table, conversation, [ord(conversation)], [9])
+    assert table.acquire("a", [ord("a"), 9]) is not None
+    returning = table.acquire("c", [ord("c"), 9])
+    assert returning is not None and table.neighbour_for(returning.slot) is None  # slot 1 is b's
