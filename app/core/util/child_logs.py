@@ -23,13 +23,10 @@ from multiprocessing.connection import Connection
 from multiprocessing.connection import wait as wait_for_any
 from typing import Any, Final
 
-from app.core.util.logging_setup import quiet_chatty_loggers
+from app.core.util.logging_setup import UNPROPAGATED_LOGGERS, OnceFilter, quiet_chatty_loggers
 
 _KEPT_FIELDS: Final = ("name", "levelno", "levelname", "pathname", "filename", "module", "lineno", "funcName",
                        "created", "msecs", "thread", "threadName", "process", "processName", "stack_info")
-_UNPROPAGATED: Final = ("transformers", "huggingface_hub")
-"""Libraries whose top logger keeps its records from the root logger (they print them to stderr themselves)."""
-
 
 @dataclass(frozen=True)
 class LogChannel:
@@ -97,28 +94,25 @@ class ChildLogs:
 def send_logs_to_parent(channel: LogChannel) -> None:
     """Send this process's log records and warnings to the parent from now on, at the parent's level."""
     handler = _ParentHandler(channel.connection)
+    handler.addFilter(OnceFilter())
     root = logging.getLogger()
     root.addHandler(handler)
     root.setLevel(channel.level)
-    for name in _UNPROPAGATED:
+    for name in UNPROPAGATED_LOGGERS:
         logging.getLogger(name).addHandler(handler)
     quiet_chatty_loggers()
     logging.captureWarnings(True)
 
 
 class _ParentHandler(logging.Handler):
-    """Sends each record once (it may arrive through two loggers, see _UNPROPAGATED) as plain fields."""
+    """Sends each record as plain fields."""
 
     def __init__(self, connection: Connection) -> None:
         super().__init__()
         self.connection = connection
-        self._last: logging.LogRecord | None = None
         self._text = logging.Formatter()
 
     def emit(self, record: logging.LogRecord) -> None:
-        if record is self._last:
-            return
-        self._last = record
         try:
             fields = {field: getattr(record, field, None) for field in _KEPT_FIELDS}
             fields["msg"] = record.getMessage()

@@ -14,6 +14,24 @@ _HANDLER_MARK = "_unidesk_handler"
 CHATTY_LOGGERS = ("urllib3", "filelock", "httpx", "httpcore", "asyncio", "pdfminer", "PIL")
 """Third-party loggers kept at INFO even when the log is at DEBUG (the document reader's pdfminer and PIL
 write a line per PDF object or image chunk at DEBUG)."""
+UNPROPAGATED_LOGGERS = ("transformers", "huggingface_hub")
+"""Libraries whose top logger keeps its records from the root logger (they print them to stderr themselves):
+the log's handlers are put on them too, and see each record once."""
+
+
+class OnceFilter(logging.Filter):
+    """Lets a record through a handler once, though it may reach the handler through two loggers (the root
+    and one of :data:`UNPROPAGATED_LOGGERS`, when that library lets its records propagate after all)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._last: logging.LogRecord | None = None
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record is self._last:
+            return False
+        self._last = record
+        return True
 
 
 def configure_logging(log_dir: Path, *, verbose: bool = False, detailed: bool = False) -> Path:
@@ -28,9 +46,10 @@ def configure_logging(log_dir: Path, *, verbose: bool = False, detailed: bool = 
     log_dir.mkdir(parents=True, exist_ok=True)
     log_file = log_dir / LOG_FILE_NAME
     root = logging.getLogger()
-    for handler in [h for h in root.handlers if getattr(h, _HANDLER_MARK, False)]:
-        root.removeHandler(handler)
-        handler.close()
+    for logger in (root, *map(logging.getLogger, UNPROPAGATED_LOGGERS)):
+        for handler in [h for h in logger.handlers if getattr(h, _HANDLER_MARK, False)]:
+            logger.removeHandler(handler)
+            handler.close()
 
     file_handler = logging.handlers.RotatingFileHandler(
         log_file, maxBytes=LOG_FILE_MAX_BYTES, backupCount=LOG_FILE_BACKUPS, encoding="utf-8"
@@ -38,8 +57,11 @@ def configure_logging(log_dir: Path, *, verbose: bool = False, detailed: bool = 
     level = logging.DEBUG if verbose or detailed else logging.INFO
     file_handler.setLevel(level)
     file_handler.setFormatter(logging.Formatter(_FORMAT))
+    file_handler.addFilter(OnceFilter())
     setattr(file_handler, _HANDLER_MARK, True)
     root.addHandler(file_handler)
+    for name in UNPROPAGATED_LOGGERS:  # transformers' warnings (a model's load notes) belong in the file too
+        logging.getLogger(name).addHandler(file_handler)
 
     if verbose:
         console = logging.StreamHandler()

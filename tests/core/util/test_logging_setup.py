@@ -8,19 +8,39 @@ from pathlib import Path
 
 import pytest
 
-from app.core.util.logging_setup import LOG_FILE_NAME, configure_logging
+from app.core.util.logging_setup import LOG_FILE_NAME, UNPROPAGATED_LOGGERS, configure_logging
 
 
-def _our_handlers() -> list[logging.Handler]:
-    return [h for h in logging.getLogger().handlers if getattr(h, "_unidesk_handler", False)]
+def _our_handlers(logger: logging.Logger | None = None) -> list[logging.Handler]:
+    return [h for h in (logger or logging.getLogger()).handlers if getattr(h, "_unidesk_handler", False)]
 
 
 @pytest.fixture(autouse=True)
 def _remove_handlers_after() -> object:
     yield
+    for logger in (logging.getLogger(), *map(logging.getLogger, UNPROPAGATED_LOGGERS)):
+        for handler in _our_handlers(logger):
+            logger.removeHandler(handler)
+            handler.close()
+
+
+def test_libraries_that_keep_their_records_from_the_root_reach_the_file_once(tmp_path: Path) -> None:
+    log_file = configure_logging(tmp_path)
+    library = logging.getLogger("transformers")
+    propagates = library.propagate
+    try:
+        library.propagate = False  # as transformers sets its top logger
+        logging.getLogger("transformers.modeling_utils").warning("weights not initialised")
+        library.propagate = True  # a user who turned its propagation on
+        logging.getLogger("transformers.modeling_utils").warning("second note")
+    finally:
+        library.propagate = propagates
     for handler in _our_handlers():
-        logging.getLogger().removeHandler(handler)
-        handler.close()
+        handler.flush()
+    text = log_file.read_text(encoding="utf-8")
+    assert text.count("weights not initialised") == 1 and text.count("second note") == 1
+    configure_logging(tmp_path)  # reconfiguring replaces the library's handler too
+    assert len(_our_handlers(library)) == 1
 
 
 def test_logs_go_to_a_rotating_file(tmp_path: Path) -> None:
