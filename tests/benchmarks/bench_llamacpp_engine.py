@@ -31,6 +31,7 @@ from tests.benchmarks.engine_measurements import (
 )
 from tests.benchmarks.llamacpp_tools import bench_cache_dir, installed_llama_cpp_python_version
 from tests.benchmarks.peer_measurements import measure_batched_bench, measure_server
+from tests.benchmarks.slot_measurements import measure_slot_gap
 
 Measurement = Callable[[BenchPlan, SharedResults], dict[str, Any]]
 MEASUREMENTS: dict[str, Measurement] = {
@@ -41,6 +42,7 @@ MEASUREMENTS: dict[str, Measurement] = {
     "roofline": measure_roofline,
     "peer_server": measure_server,
     "peer_batched_bench": measure_batched_bench,
+    "slot_gap": measure_slot_gap,
 }
 PEER_MEASUREMENTS = ("peer_server", "peer_batched_bench")
 
