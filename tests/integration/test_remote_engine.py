@@ -131,16 +131,18 @@ def test_cancel_closes_the_connection_and_the_server_stops_generating(remote: Re
     base = vllm_server.removesuffix("/v1")
     new_tokens = 1000
     generated_per_attempt: list[float] = []
-    # The server's engine runs in its own process, ahead of the HTTP writer: on a very busy machine it can
-    # finish all 1,000 tokens before the test cancels or before the closed connection reaches it. Such an
-    # attempt shows nothing about cancelling, so it is tried again; a cancel that never reaches the server
+    # The server's engine runs in its own process, ahead of the HTTP writer: it can finish all 1,000 tokens
+    # of the tiny model before the test cancels or before the closed connection reaches it (seen on a busy
+    # machine, and once in three attempts in a row on a quiet one when the test waited for 10 tokens through
+    # the slow /metrics page). So it cancels as soon as the server generates; an attempt that still got the
+    # whole answer shows nothing about cancelling and is tried again; a cancel that never reaches the server
     # fails every attempt.
-    for _attempt in range(3):
+    for _attempt in range(5):
         generated_before = server_metric(base, "vllm:generation_tokens_total") or 0.0
         stream = remote.submit(ChatRequest.single_prompt("Write a very long story.", greedy(new_tokens)))
         # Wait for tokens, not text: a random-weight model's tokens may decode to little or no text.
         deadline = time.monotonic() + 60
-        while ((server_metric(base, "vllm:generation_tokens_total") or 0.0) - generated_before < 10
+        while ((server_metric(base, "vllm:generation_tokens_total") or 0.0) - generated_before < 1
                and not stream.finished and time.monotonic() < deadline):
             time.sleep(0.01)
         stream.cancel()
@@ -156,7 +158,7 @@ def test_cancel_closes_the_connection_and_the_server_stops_generating(remote: Re
         generated_per_attempt.append((server_metric(base, "vllm:generation_tokens_total") or 0.0) - generated_before)
         if generated_per_attempt[-1] < new_tokens:
             break
-    assert 10 <= generated_per_attempt[-1] < new_tokens, generated_per_attempt  # the server stopped part-way
+    assert 1 <= generated_per_attempt[-1] < new_tokens, generated_per_attempt  # the server stopped part-way
 
 
 def test_a_wrong_key_is_reported_as_such(vllm_server: str) -> None:
