@@ -1264,10 +1264,6 @@
         <translation>llama.cpp 引擎设置失败：{0}</translation>
     </message>
     <message>
-        <source>The model has no usable chat template; using ChatML.</source>
-        <translation>模型没有可用的对话模板；改用 ChatML。</translation>
-    </message>
-    <message>
         <source>The chat request has no messages.</source>
         <translation>对话请求中没有消息。</translation>
     </message>
@@ -1718,6 +1714,14 @@
     <message>
         <source>Try again with a shorter chat.</source>
         <translation>请用较短的对话重试。</translation>
+    </message>
+    <message>
+        <source>The model has no usable chat template and no known chat tokens; using plain User:/Assistant: turns.</source>
+        <translation>模型没有可用的对话模板，也没有已知的对话词元；改用纯文本的 User:/Assistant: 轮次。</translation>
+    </message>
+    <message>
+        <source>The model has no usable chat template; using the {0} format, which its special tokens suggest.</source>
+        <translation>模型没有可用的对话模板；改用其特殊词元所对应的 {0} 格式。</translation>
     </message>
 </context>
 <context>

@@ -71,7 +71,7 @@ def small_vocabulary() -> SpmVocabulary:
     scores = [0.0] * (len(tokens) - len(_WORDS)) + [float(len(word)) for word in _WORDS]
     assert len(tokens) == SMALL_VOCAB
     return SpmVocabulary(tokens=tuple(tokens), scores=tuple(scores), token_types=tuple(types),
-                         unk_id=0, bos_id=1, eos_id=2, im_start_id=259, im_end_id=260)
+                         unk_id=0, bos_id=1, eos_id=2, turn_start_id=259, turn_end_id=260)
 
 
 def large_vocabulary(size: int) -> SpmVocabulary:
@@ -83,8 +83,8 @@ def large_vocabulary(size: int) -> SpmVocabulary:
     fillers = tuple(f"{SPACE_MARK}w{index}" for index in range(extra))
     return SpmVocabulary(tokens=base.tokens + fillers, scores=base.scores + (-1.0,) * extra,
                          token_types=base.token_types + (TOKEN_TYPE_NORMAL,) * extra, unk_id=base.unk_id,
-                         bos_id=base.bos_id, eos_id=base.eos_id, im_start_id=base.im_start_id,
-                         im_end_id=base.im_end_id)
+                         bos_id=base.bos_id, eos_id=base.eos_id, turn_start_id=base.turn_start_id,
+                         turn_end_id=base.turn_end_id)
 
 
 def _matrix_bytes(rows: int, cols: int, dtype: GgufDtype) -> int:

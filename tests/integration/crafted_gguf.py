@@ -28,8 +28,9 @@ PEAKED_FFN_STD = 0.1
 PEAKED_OUTPUT_STD = 1.0
 
 
-def scripted_vocabulary() -> SpmVocabulary:
-    return build_spm_vocabulary(VOCAB_SIZE)
+def scripted_vocabulary(turn_tokens: tuple[str, str] | None = None) -> SpmVocabulary:
+    """The crafted models' vocabulary; ``turn_tokens`` replace ChatML's turn tokens (another model family's)."""
+    return build_spm_vocabulary(VOCAB_SIZE) if turn_tokens is None else build_spm_vocabulary(VOCAB_SIZE, turn_tokens)
 
 
 def byte_token(vocabulary: SpmVocabulary, value: int) -> int:
@@ -42,11 +43,16 @@ def piece_token(vocabulary: SpmVocabulary, piece: str) -> int:
     return vocabulary.tokens.index(piece)
 
 
-def _write_llama(path: Path, tensors: dict[str, Any], n_heads: int, n_kv_heads: int, name: str) -> Path:
-    """Write llama metadata (scripted vocabulary, ChatML) and ``tensors`` (numpy, numpy shape order)."""
+def _write_llama(
+    path: Path, tensors: dict[str, Any], n_heads: int, n_kv_heads: int, name: str,
+    vocabulary: SpmVocabulary | None = None, chat_template: str | None = CHATML_TEMPLATE,
+) -> Path:
+    """Write llama metadata (the scripted vocabulary unless given; ``chat_template`` None writes none)
+    and ``tensors`` (numpy, numpy shape order).
+    """
     import gguf
 
-    vocabulary = scripted_vocabulary()
+    vocabulary = vocabulary or scripted_vocabulary()
     n_embd = tensors["token_embd.weight"].shape[1]
     n_layers = sum(1 for tensor_name in tensors if tensor_name.endswith("attn_q.weight"))
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -69,10 +75,11 @@ def _write_llama(path: Path, tensors: dict[str, Any], n_heads: int, n_kv_heads: 
     writer.add_unk_token_id(vocabulary.unk_id)
     writer.add_bos_token_id(vocabulary.bos_id)
     writer.add_eos_token_id(vocabulary.eos_id)
-    writer.add_eot_token_id(vocabulary.im_end_id)
+    writer.add_eot_token_id(vocabulary.turn_end_id)
     writer.add_add_bos_token(True)
     writer.add_add_eos_token(False)
-    writer.add_chat_template(CHATML_TEMPLATE)
+    if chat_template is not None:
+        writer.add_chat_template(chat_template)
     for tensor_name, values in tensors.items():
         writer.add_tensor(tensor_name, values)
     writer.write_header_to_file()
@@ -94,8 +101,11 @@ def _layer_shapes(n_embd: int, n_kv_width: int, n_ff: int) -> dict[str, tuple[in
     }
 
 
-def write_scripted_gguf(path: Path, successors: Mapping[int, int]) -> Path:
-    """Write a model whose greedy choice after token ``t`` is ``successors[t]``."""
+def write_scripted_gguf(
+    path: Path, successors: Mapping[int, int],
+    vocabulary: SpmVocabulary | None = None, chat_template: str | None = CHATML_TEMPLATE,
+) -> Path:
+    """Write a model whose greedy choice after token ``t`` is ``successors[t]`` (see :func:`_write_llama`)."""
     import numpy as np
 
     if len(successors) > N_EMBD:
@@ -112,7 +122,7 @@ def write_scripted_gguf(path: Path, successors: Mapping[int, int]) -> Path:
         tensors[f"blk.{layer}.ffn_norm.weight"] = np.ones(N_EMBD, dtype=np.float32)
     tensors["output_norm.weight"] = np.ones(N_EMBD, dtype=np.float32)
     tensors["output.weight"] = output
-    return _write_llama(path, tensors, N_HEADS, N_HEADS, "unidesk-scripted-llama")
+    return _write_llama(path, tensors, N_HEADS, N_HEADS, "unidesk-scripted-llama", vocabulary, chat_template)
 
 
 def write_peaked_gguf(path: Path, seed: int = 0, n_layers: int = 2) -> Path:

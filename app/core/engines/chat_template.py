@@ -5,24 +5,17 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import datetime
 from typing import Any, NoReturn
 
 from app.core.engines.base import EngineError
+from app.core.engines.chat_formats import CHATML, ChatFormat
 from app.core.engines.load_texts import said
-from app.core.engines.requests import ChatMessage
+from app.core.engines.requests import ChatMessage, SamplingParams
 from app.core.util.translatable import QT_TRANSLATE_NOOP
 
 LOGGER = logging.getLogger(__name__)
-
-CHATML_TEMPLATE = (
-    "{% for message in messages %}"
-    "{{ '<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>' + '\\n' }}"
-    "{% endfor %}"
-    "{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}"
-)
-"""Used when a model carries no chat template (or one that does not parse)."""
-
 
 class ChatTemplateError(EngineError):
     """The model's chat template refused or failed to render a conversation."""
@@ -54,13 +47,30 @@ class ChatTemplate:
     sandbox, so a malicious model file cannot reach Python objects.
     """
 
-    def __init__(self, source: str | None, bos_token: str = "", eos_token: str = "") -> None:
+    def __init__(
+        self, source: str | None, bos_token: str = "", eos_token: str = "", fallback: ChatFormat = CHATML
+    ) -> None:
         self.bos_token = bos_token
         self.eos_token = eos_token
-        self.is_fallback = not source
-        self._template = self._compile(source or CHATML_TEMPLATE)
+        self.fallback_format: ChatFormat | None = None if source else fallback
+        """The format used instead of the model's own template (None when the model's is used)."""
+        self._template = self._compile(source or fallback.source, fallback)
 
-    def _compile(self, source: str) -> Any:
+    @property
+    def is_fallback(self) -> bool:
+        return self.fallback_format is not None
+
+    @property
+    def stop(self) -> tuple[str, ...]:
+        """Stop strings the format needs on top of the request's (plain text turns have no end token)."""
+        return self.fallback_format.stop if self.fallback_format is not None else ()
+
+    def sampling_for(self, sampling: SamplingParams) -> SamplingParams:
+        """``sampling`` with the format's own stop strings added (the same object when there are none)."""
+        extra = tuple(stop for stop in self.stop if stop not in sampling.stop)
+        return replace(sampling, stop=sampling.stop + extra) if extra else sampling
+
+    def _compile(self, source: str, fallback: ChatFormat) -> Any:
         from jinja2 import TemplateError
         from jinja2.sandbox import ImmutableSandboxedEnvironment
 
@@ -73,11 +83,11 @@ class ChatTemplate:
         try:
             return environment.from_string(source)
         except TemplateError as error:
-            if source == CHATML_TEMPLATE:
+            if self.fallback_format is not None:
                 raise
-            LOGGER.warning("The model's chat template does not parse (%s); using ChatML instead.", error)
-            self.is_fallback = True
-            return environment.from_string(CHATML_TEMPLATE)
+            LOGGER.warning("The model's chat template does not parse (%s); using %s instead.", error, fallback.name)
+            self.fallback_format = fallback
+            return environment.from_string(fallback.source)
 
     def render(self, messages: Sequence[ChatMessage], add_generation_prompt: bool = True) -> str:
         """The prompt text for ``messages``; raises ChatTemplateError when the template refuses them."""

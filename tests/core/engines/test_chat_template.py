@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from app.core.engines.chat_template import CHATML_TEMPLATE, ChatTemplate, ChatTemplateError
+from app.core.engines.chat_formats import CHATML
+from app.core.engines.chat_template import ChatTemplate, ChatTemplateError
 from app.core.engines.requests import ChatMessage
 
 CONVERSATION = (
@@ -51,7 +52,7 @@ def test_model_template_gets_bos_and_the_generation_prompt() -> None:
 
 
 def test_without_generation_prompt_the_assistant_header_is_left_out() -> None:
-    template = ChatTemplate(CHATML_TEMPLATE)
+    template = ChatTemplate(CHATML.source)
     assert not template.render(CONVERSATION[:2], add_generation_prompt=False).endswith("assistant\n")
 
 

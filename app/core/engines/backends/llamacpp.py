@@ -7,6 +7,7 @@ import threading
 import time
 import uuid
 from concurrent.futures import Future
+from dataclasses import replace
 from typing import Any
 
 from app.core.engines.backends.llamacpp_native import (
@@ -30,6 +31,7 @@ from app.core.engines.base import (
     NoModelLoadedError,
     ProgressCallback,
 )
+from app.core.engines.chat_formats import fallback_note, format_for_vocabulary
 from app.core.engines.chat_template import ChatTemplate
 from app.core.engines.load_texts import llamacpp_stopped, load_again, said
 from app.core.engines.metrics import EngineMetrics, RequestMetrics
@@ -118,10 +120,11 @@ class LlamaCppEngine:
             thread.join(UNLOAD_JOIN_TIMEOUT_S)
             raise
         native, tokenizer = scheduler.native, scheduler.tokenizer
-        template = ChatTemplate(native.chat_template, tokenizer.bos_text, tokenizer.eos_text)
+        fallback = format_for_vocabulary(tokenizer.is_special_token)
+        template = ChatTemplate(native.chat_template, tokenizer.bos_text, tokenizer.eos_text, fallback)
         notes = native.notes
-        if template.is_fallback:
-            notes += (said(QT_TRANSLATE_NOOP("EngineLoad", "The model has no usable chat template; using ChatML.")),)
+        if template.fallback_format is not None:
+            notes += (fallback_note(template.fallback_format),)
         loaded = LoadedModel(
             backend="llamacpp",
             model_name=native.model_name,
@@ -190,6 +193,7 @@ class LlamaCppEngine:
                 raise EngineError(said(QT_TRANSLATE_NOOP("EngineLoad", "The chat request has no messages.")),
                                   said(QT_TRANSLATE_NOOP("EngineLoad", "Send at least one message.")))
             prompt_tokens = scheduler.tokenizer.tokenize_prompt(template.render(request.messages))
+            request = replace(request, sampling=template.sampling_for(request.sampling))
         except EngineError as error:
             stream.finish("error", RequestMetrics(finish_reason="error"), error)
             return stream

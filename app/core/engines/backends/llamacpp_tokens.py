@@ -70,6 +70,11 @@ class NativeTokenizer:
                     return tokens[:count]
                 capacity = -count
 
+    def is_special_token(self, text: str) -> bool:
+        """Whether ``text`` is a single special token of the vocabulary (not the same text spelled out)."""
+        special = self.tokenize(text, add_special=False, parse_special=True)
+        return len(special) == 1 and self.tokenize(text, add_special=False, parse_special=False) != special
+
     def tokenize_prompt(self, text: str) -> list[int]:
         """Tokens of a rendered chat prompt: special tokens parsed, BOS as the model wants.
 

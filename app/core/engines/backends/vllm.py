@@ -8,6 +8,7 @@ import multiprocessing
 import os
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -44,6 +45,7 @@ from app.core.engines.base import (
     NoModelLoadedError,
     ProgressCallback,
 )
+from app.core.engines.chat_formats import format_for_vocabulary
 from app.core.engines.chat_template import ChatTemplate, ChatTemplateError
 from app.core.engines.load_texts import said
 from app.core.engines.metrics import EngineMetrics, RequestMetrics
@@ -135,6 +137,7 @@ class VllmEngine:
         with self._lock:
             self._loop, self._llm, self._children = loop, llm, children
             self._tokenizer = llm.tokenizer
+            self._fallback_template = ChatTemplate(None, fallback=format_for_vocabulary(_added_tokens(llm.tokenizer)))
             self._runner = RequestRunner(loop, llm, self._on_engine_dead)
             self._model_name = config.model_path.name
             self._kv_capacity_tokens = _kv_capacity_tokens(llm)
@@ -220,8 +223,10 @@ class VllmEngine:
             stream.finish("error", RequestMetrics(finish_reason="error"), self._dead_error())
             return stream
         prompt_ids = self._encode(self.render_prompt(request.messages))
+        own_template = bool(getattr(self._tokenizer, "chat_template", None))
+        asked = request.sampling if own_template else self._fallback_template.sampling_for(request.sampling)
         sampling = _vllm("vllm").SamplingParams(
-            **sampling_arguments(request.sampling),
+            **sampling_arguments(asked),
             output_kind=_vllm("vllm.sampling_params").RequestOutputKind.DELTA,
         )
         runner.start(request.request_id, prompt_ids, sampling, stream)
@@ -294,7 +299,9 @@ class VllmEngine:
             return list(tokenizer.encode(text, add_special_tokens=False))
 
     def render_prompt(self, messages: tuple[ChatMessage, ...]) -> str:
-        """The model's own chat template (through its tokenizer); ChatML when the model has none."""
+        """The model's own chat template (through its tokenizer); when it has none, the format its
+        vocabulary's special tokens name (``chat_formats``).
+        """
         tokenizer = self._tokenizer
         if tokenizer is None:
             raise NoModelLoadedError()
@@ -353,3 +360,11 @@ def _load_error(config: EngineConfig, error: BaseException) -> ModelLoadError:
         cause="other",
     )
 
+
+def _added_tokens(tokenizer: Any) -> Callable[[str], bool]:
+    """Whether a text is one of the tokenizer's added (special) tokens, as Hugging Face tokenizers list them."""
+    try:
+        added = set(tokenizer.get_added_vocab())
+    except Exception:  # a tokenizer without the method (or a broken one): no known markers
+        added = set()
+    return added.__contains__
