@@ -9,7 +9,9 @@
 #     request after load, on the benchmark's model and on the issue's outside shape (cpu-1024);
 #  4. sampling on the GPU: a 1B-shape model with Llama-3's vocabulary, 16 chats, greedy and the app's default
 #     sampling, against llama-batched-bench;
-#  5. tests/benchmarks/gpu_embedder_coexistence.py when the project has it (capped at 120 s).
+#  5. tests/benchmarks/gpu_embedder_coexistence.py when the project has it (capped at 120 s);
+#  6. ("slots", only when asked) the engine benchmark's slot_gap on the 1B shape.
+# The 8B shape is measured when setup wrote it (UD_MODEL_LIST).
 # UD_STEPS (default "gpu sampling cpu coexistence") picks steps; UD_CPU_THREADS (default 4); UD_GPU_REPEATS (default 3).
 set -u
 source "$(dirname "$0")/llamacpp_gpu_session.sh" env 2>/dev/null || true
@@ -33,13 +35,32 @@ if [[ " $steps " == *" gpu "* ]]; then
     --repeats ${UD_GPU_REPEATS:-3} \
     $UD_MODELS/llama3.2-1b-q8_0.gguf > $out/gpu_1b.txt 2> $out/gpu_1b.log
   cat $out/gpu_1b.txt >> $out/summary.txt
-  log "GPU: 8B shape"
-  python3 -m tests.benchmarks.bench_llamacpp_gpu --tools $UD_BUILD/bin --out $out --tag h200-8b --only overhead,parallel \
+  [ -f $UD_MODELS/llama3.1-8b-q8_0.gguf ] && log "GPU: 8B shape" && python3 -m tests.benchmarks.bench_llamacpp_gpu --tools $UD_BUILD/bin --out $out --tag h200-8b --only overhead,parallel \
     --seqs 16 $UD_MODELS/llama3.1-8b-q8_0.gguf > $out/gpu_8b.txt 2> $out/gpu_8b.log
-  cat $out/gpu_8b.txt >> $out/summary.txt
+  cat $out/gpu_8b.txt >> $out/summary.txt 2>/dev/null
+fi
+
+if [[ " $steps " == *" slots "* ]]; then
+  # two conversations decoding together after one returned to a slot that would split llama.cpp's step:
+  # moved beside the running chat vs not moved, same run
+  log "GPU slots: 1B shape, slot_gap"
+  python3 -m tests.benchmarks.bench_llamacpp_engine --model $UD_MODELS/llama3.2-1b-q8_0.gguf --threads 4 \
+    --only slot_gap --repeats 3 > $out/gpu_slot_gap.json 2> $out/gpu_slot_gap.log
+  echo "GPU slot_gap: $(python3 -c "import json,sys; r=json.load(open(sys.argv[1]))['results']; print(json.dumps(r)[:600])" $out/gpu_slot_gap.json 2>&1)" >> $out/summary.txt
 fi
 
 if [[ " $steps " == *" sampling "* ]]; then
+  # one chat with a real vocabulary: the engine (greedy argmax over 128,256 logits on the CPU) vs the minimal
+  # loop vs llama-bench (which does not sample)
+  log "GPU sampling: 1B shape, Llama-3 vocabulary, 1 chat"
+  python3 -m tests.benchmarks.bench_llamacpp_gpu --tools $UD_BUILD/bin --out $out --tag h200-1b-vocab128k \
+    --only overhead --repeats ${UD_GPU_REPEATS:-3} $UD_MODELS/llama3.2-1b-vocab128k-q8_0.gguf \
+    > $out/gpu_1b_vocab128k.txt 2> $out/gpu_1b_vocab128k.log
+  cat $out/gpu_1b_vocab128k.txt >> $out/summary.txt
+  log "GPU sampling: backend (in-graph) greedy vs host, minimal loop, 1 and 16 chats"
+  python3 -m tests.benchmarks.bench_backend_sampling --model $UD_MODELS/llama3.2-1b-vocab128k-q8_0.gguf \
+    --seqs 1,16 --repeats 3 > $out/gpu_backend_sampling.json 2> $out/gpu_backend_sampling.log
+  echo "GPU backend sampling: $(python3 -c "import json,sys; r=json.load(open(sys.argv[1]))['results']; print(json.dumps({k: {f: v.get(f) for f in ('backend_over_host','same_first_tokens','sampled_in_graph','error')} for k, v in r.items()}))" $out/gpu_backend_sampling.json 2>&1)" >> $out/summary.txt
   # a real vocabulary (Llama-3's 128,256 tokens) on the 1B shape: 16 chats greedy and with the app's default
   # sampling (top-k 40, top-p 0.95, min-p 0.05, temperature 0.7), against llama-batched-bench (which does not sample)
   for sampling in greedy default; do

@@ -8,6 +8,7 @@ no queues. The engine's figures are divided by these, so the ratio is what the e
 
 from __future__ import annotations
 
+import ctypes
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -33,6 +34,9 @@ class ContextSettings:
     kv_cache_dtype: str = "f16"
     flash_attention: str = "auto"
     gpu_layers: int = 0  # negative: all layers (the engine's EngineConfig.gpu_layers)
+    # Each sequence's greedy chain runs inside llama.cpp's graph ([EXPERIMENTAL] backend sampling,
+    # ``llama_context_params.samplers``): the token is picked where the logits are, none are copied out.
+    backend_sampling: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -106,19 +110,29 @@ class ReferenceContext:
         params.type_v = GGML_KV_TYPES[settings.kv_cache_dtype]
         params.flash_attn_type = FLASH_ATTENTION_TYPES[settings.flash_attention]
         params.no_perf = True
+        self._samplers = [self._greedy_chain() for _ in range(settings.n_seq_max)]
+        if settings.backend_sampling:  # llama_sampler_sample then returns the token the graph picked
+            configs = [llama.llama_sampler_seq_config(sequence, ctypes.cast(chain, ctypes.c_void_p))
+                       for sequence, chain in enumerate(self._samplers)]
+            self._sampler_configs = (llama.llama_sampler_seq_config * len(configs))(*configs)
+            params.samplers = self._sampler_configs
+            params.n_samplers = len(configs)
         context = llama.llama_init_from_model(model, params)
         if not context:
             raise RuntimeError(f"llama.cpp could not create a context with {settings}")
         self._context = context
         self._memory = llama.llama_get_memory(context)
         self._batch = llama.llama_batch_init(settings.n_batch, 0, 1)
-        self._samplers = [self._greedy_chain() for _ in range(settings.n_seq_max)]
 
     def _greedy_chain(self) -> Any:
         llama = self._llama
         chain = llama.llama_sampler_chain_init(llama.llama_sampler_chain_default_params())
         llama.llama_sampler_chain_add(chain, llama.llama_sampler_init_greedy())
         return chain
+
+    def sampled_in_graph(self) -> bool:
+        """Whether the last decode's first output was picked by a backend sampler (not left to the host)."""
+        return int(self._llama.llama_get_sampled_token_ith(self._context, 0)) >= 0
 
     def close(self) -> None:
         llama = self._llama
