@@ -54,7 +54,7 @@ def measure(model: ReferenceModel, arguments: argparse.Namespace, chats: int) ->
     first_tokens: dict[str, tuple[int, ...]] = {}
     in_graph: dict[str, bool] = {}
     try:
-        for name, context in contexts.items():  # warm-up: graphs, allocations
+        for context in contexts.values():  # warm-up: graphs, allocations
             context.run(chat_prompts, 8)
         for round_index in range(arguments.repeats):
             for name, context in contexts.items():
