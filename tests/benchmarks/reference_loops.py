@@ -77,11 +77,12 @@ class ReferenceModel:
         llama = self._llama
         encoded = text.encode("utf-8")
         capacity = len(encoded) + 16
-        buffer = (llama.llama_token * capacity)()
-        count = llama.llama_tokenize(self._vocab, encoded, len(encoded), buffer, capacity, add_special, True)
-        if count < 0:
-            raise RuntimeError(f"tokenizing needs {-count} tokens, more than {capacity}")
-        return list(buffer[:count])
+        while True:
+            buffer = (llama.llama_token * capacity)()
+            count = llama.llama_tokenize(self._vocab, encoded, len(encoded), buffer, capacity, add_special, True)
+            if count >= 0:
+                return list(buffer[:count])
+            capacity = -count  # a vocabulary of few pieces can need more tokens than the text has bytes
 
     def new_context(self, settings: ContextSettings) -> ReferenceContext:
         return ReferenceContext(self._llama, self._model, settings)
