@@ -1416,6 +1416,10 @@
         <translation>线程数：{0}</translation>
     </message>
     <message>
+        <source>Sampling: inside llama.cpp&apos;s compute graph</source>
+        <translation>采样：在 llama.cpp 的计算图内进行</translation>
+    </message>
+    <message>
         <source>Warming up</source>
         <translation>正在预热</translation>
     </message>

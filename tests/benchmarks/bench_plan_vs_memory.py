@@ -135,7 +135,7 @@ def measure_child(model: Path, context: int, chats: int) -> dict[str, Any]:
     llamacpp = plan.recommended.llamacpp
     assert llamacpp is not None
     streams = 1 if llamacpp.kv_unified else chats
-    reserved = llamacpp_compute_bytes(plan.model, llamacpp.n_ctx // streams, LLAMACPP_N_UBATCH)
+    reserved = llamacpp_compute_bytes(plan.model, llamacpp.n_ctx // streams, LLAMACPP_N_UBATCH, chats)
     return {
         "model_file_bytes": model.stat().st_size,
         "context_per_chat": plan.context_length,

@@ -2,7 +2,7 @@
 
 llama.cpp (compute buffer, reserved once at context creation for a worst-case ubatch). ggml's graph
 allocator reuses memory, so the buffer is the larger of two peaks, not their sum:
-    output head:  4 bytes x n_ubatch x (n_vocab + 2 x n_embd)       logits of a full ubatch
+    output head:  4 bytes x rows x (n_vocab + 2 x n_embd)           logits of the rows a step outputs
     layers:       4 bytes x n_ubatch x (4 x n_ff + 1.5 x n_embd)    feed-forward activations
                 + with flash attention: 2 bytes x n_ubatch x n_kv   (the f16 KQ mask)
                 + without: 4 bytes x n_ubatch x n_kv x (n_head + 1) (f32 KQ scores and mask)
@@ -10,13 +10,13 @@ allocator reuses memory, so the buffer is the larger of two peaks, not their sum
   reports (CPU, n_ubatch 512) over 32 contexts (hidden 512-4096, feed-forward 1536-14336, vocabulary
   1280-32000, 1K-32K cells, 1-4 chats): never below it, at most 8 MiB above (the output head's peak
   exact; the layers' within 1.5 x n_embd).
-  What the buffer costs depends on where it lives. A GPU (CUDA, Metal) commits the whole reservation.
-  On the CPU it is plain host memory whose pages count only once written, and the app's graphs never
-  write the output head's worst case: llama.cpp reserves logits for every token of a ubatch
-  ("n_outputs = 512" in its log), the engine asks for one row per chat. There the buffer costs the
-  layers' peak (with the mask of a full context) or the logits of one row per chat, whichever is larger.
+  By default llama.cpp reserves logits for every token of a ubatch (512 rows: 500 MiB for a 256k-token
+  vocabulary); the engine tells it a step outputs at most one row per chat (``n_outputs_max``), so rows is
+  the number of chats. A GPU (CUDA, Metal) commits the whole reservation; on the CPU its pages count once
+  written, which the layers' peak (with the mask of a full context) does.
   Beside it llama.cpp keeps a host output buffer of 4 bytes x n_vocab x n_seq_max (its log's "output
-  buffer size"), which grows only for batches that ask for more logits (the engine never does).
+  buffer size"); where a GPU samples in the graph, four such rows per chat (logits, the samplers' logits,
+  probabilities, ids).
 
 vLLM (peak activations found by its profiling run, plus the sampler):
     max_num_batched_tokens x dtype bytes x (8 x hidden + 3 x intermediate)
@@ -62,29 +62,24 @@ def _llamacpp_output_head_bytes(model: ModelMetadata, rows: int) -> int:
 
 
 def llamacpp_compute_bytes(
-    model: ModelMetadata, kv_cells_per_stream: int, n_ubatch: int, flash_attention: bool = True
-) -> int:
-    """llama.cpp's compute buffer as reserved, for a context whose largest KV stream has ``kv_cells_per_stream``."""
-    ubatch = max(1, min(n_ubatch, kv_cells_per_stream))
-    layers = _llamacpp_layers_bytes(model, kv_cells_per_stream, ubatch, flash_attention)
-    return max(_llamacpp_output_head_bytes(model, ubatch), layers) + LLAMACPP_SMALL_TENSORS_BYTES
-
-
-def llamacpp_written_compute_bytes(
     model: ModelMetadata, kv_cells_per_stream: int, n_ubatch: int, parallel_chats: int, flash_attention: bool = True
 ) -> int:
-    """The part of the compute buffer the engine's graphs write (all a CPU context costs): the layers' peak for a
-    full ubatch over a full context, or one row of logits per chat, whichever is larger (never above the buffer)."""
+    """llama.cpp's compute buffer as reserved for the engine's contexts: the layers' peak for a full ubatch over
+    the largest KV stream, or the output head for one row of logits per chat (the engine tells llama.cpp a step
+    outputs at most that: ``n_outputs_max``), whichever is larger.
+    """
     ubatch = max(1, min(n_ubatch, kv_cells_per_stream))
     layers = _llamacpp_layers_bytes(model, kv_cells_per_stream, ubatch, flash_attention)
     rows = max(1, min(parallel_chats, ubatch))
-    written = max(_llamacpp_output_head_bytes(model, rows), layers) + LLAMACPP_SMALL_TENSORS_BYTES
-    return min(written, llamacpp_compute_bytes(model, kv_cells_per_stream, n_ubatch, flash_attention))
+    return max(_llamacpp_output_head_bytes(model, rows), layers) + LLAMACPP_SMALL_TENSORS_BYTES
 
 
-def llamacpp_output_buffer_bytes(model: ModelMetadata, parallel_chats: int) -> int:
-    """llama.cpp's host output buffer: one row of f32 logits per sequence."""
-    return 4 * model.vocab_size * max(1, parallel_chats)
+def llamacpp_output_buffer_bytes(model: ModelMetadata, parallel_chats: int, graph_sampling: bool = False) -> int:
+    """llama.cpp's host output buffer: one row of f32 logits per sequence; with sampling in the graph also a
+    row of the samplers' logits, probabilities and candidate ids (4 bytes each) and the sampled token.
+    """
+    rows_per_sequence = 4 if graph_sampling else 1
+    return 4 * (rows_per_sequence * model.vocab_size + int(graph_sampling)) * max(1, parallel_chats)
 
 
 def vllm_activation_bytes(model: ModelMetadata, max_num_batched_tokens: int, max_num_seqs: int) -> int:

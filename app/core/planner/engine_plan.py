@@ -36,7 +36,8 @@ class LlamaCppPlan:
 
     ``n_ctx`` is the cells of all chats together, already padded the way llama.cpp pads them (so
     it keeps the number); ``n_seq_max`` is the neutral ``parallel_chats``. ``n_gpu_layers`` -1
-    offloads every layer.
+    offloads every layer. ``graph_sampling`` None samples inside llama.cpp's graph wherever layers run on
+    a GPU (``engines/backends/llamacpp_graph_sampling``); True or False forces it (tests, benchmarks).
     """
 
     n_ctx: int
@@ -45,6 +46,7 @@ class LlamaCppPlan:
     n_gpu_layers: int = -1
     n_batch: int = LLAMACPP_N_BATCH
     n_ubatch: int = LLAMACPP_N_UBATCH
+    graph_sampling: bool | None = None
 
     @classmethod
     def for_chats(cls, context_length: int, parallel_chats: int, n_gpu_layers: int = -1) -> LlamaCppPlan:

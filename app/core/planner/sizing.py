@@ -15,7 +15,6 @@ from app.core.planner.compute import (
     VLLM_MAX_BATCHED_TOKENS_GPU,
     llamacpp_compute_bytes,
     llamacpp_output_buffer_bytes,
-    llamacpp_written_compute_bytes,
     vllm_activation_bytes,
 )
 from app.core.planner.engine_plan import LLAMACPP_SWA_FULL, llamacpp_kv_unified
@@ -122,11 +121,8 @@ def _size_llamacpp(model: ModelMetadata, budget: MemoryBudget, setting: Setting,
     )
     streams = 1 if kv_unified else setting.parallel_chats
     cells_per_stream = layout.full_cells // streams
-    if budget.has_gpu:  # a GPU commits the whole reservation
-        compute = llamacpp_compute_bytes(model, cells_per_stream, LLAMACPP_N_UBATCH)
-    else:  # host pages count once written
-        compute = llamacpp_written_compute_bytes(model, cells_per_stream, LLAMACPP_N_UBATCH, setting.parallel_chats)
-    compute += llamacpp_output_buffer_bytes(model, setting.parallel_chats)
+    compute = llamacpp_compute_bytes(model, cells_per_stream, LLAMACPP_N_UBATCH, setting.parallel_chats)
+    compute += llamacpp_output_buffer_bytes(model, setting.parallel_chats, graph_sampling=budget.has_gpu)
     layer_kv = _layer_kv_bytes(model, setting.kv_cache_dtype, layout)
     kv_total = sum(layer_kv)
     device_overhead = LLAMACPP_DEVICE_OVERHEAD_BYTES if budget.has_gpu else 0

@@ -26,7 +26,6 @@ from app.core.planner.compute import (
     VLLM_HOST_OVERHEAD_BYTES,
     llamacpp_compute_bytes,
     llamacpp_output_buffer_bytes,
-    llamacpp_written_compute_bytes,
 )
 from app.core.planner.kv import llamacpp_kv_layout
 from tests.core.planner.fake_hardware import GIB, cpu_only, gb10, rtx4090
@@ -350,7 +349,7 @@ def test_to_dict_and_format(tmp_path: Path) -> None:
     assert "does not fit" in text
 
 
-def test_llamacpp_compute_counts_what_the_cpu_writes_and_what_a_gpu_reserves(tmp_path: Path) -> None:
+def test_llamacpp_compute_counts_one_row_of_logits_per_chat_and_a_gpus_sampling_rows(tmp_path: Path) -> None:
     model = load(tmp_path, GEMMA_2_9B)  # a 256000-token vocabulary: the logits of a full ubatch are 500 MiB
     request = PlanRequest("llamacpp", 8192, 2)
     on_cpu = plan_memory(model, cpu_only(64, 60), request)
@@ -359,11 +358,12 @@ def test_llamacpp_compute_counts_what_the_cpu_writes_and_what_a_gpu_reserves(tmp
     cells = on_cpu.recommended.llamacpp.n_ctx // streams
     output = llamacpp_output_buffer_bytes(model, 2)
     assert output == 4 * 256000 * 2  # one row of logits per chat (llama.cpp's "output buffer size")
-    reserved = llamacpp_compute_bytes(model, cells, 512)
-    written = llamacpp_written_compute_bytes(model, cells, 512, 2)
-    assert on_card.compute_bytes == reserved + output  # a GPU commits the whole reservation
-    assert on_cpu.compute_bytes == written + output  # host pages count once written: no full-ubatch logits
-    assert reserved >= 4 * 512 * 256000 > 2 * written
+    sampling_output = llamacpp_output_buffer_bytes(model, 2, graph_sampling=True)
+    assert sampling_output == 4 * (4 * 256000 + 1) * 2  # plus the graph samplers' rows and the sampled token
+    reserved = llamacpp_compute_bytes(model, cells, 512, 2)
+    assert on_cpu.compute_bytes == reserved + output
+    assert on_card.compute_bytes == reserved + sampling_output  # a GPU samples in the graph
+    assert reserved < 4 * 512 * 256000  # not the logits of a whole ubatch: the engine asks for one row per chat
     assert on_cpu.total_bytes < on_card.total_bytes
 
 

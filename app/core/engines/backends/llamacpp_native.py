@@ -172,6 +172,8 @@ class NativeModel:
     flash_attention: str = "unknown"
     offloaded: bool = False
     """Whether layers run on a GPU (then llama_decode returns before the step is computed)."""
+    graph_sampling: bool = False
+    """Whether chats are sampled inside llama.cpp's graph (``llamacpp_graph_sampling``)."""
     stream_per_sequence: bool = False
     """Whether each sequence has a KV stream of its own (several chats, ``kv_unified`` off, an attention
     cache): llama.cpp then computes each run of consecutive sequence ids of a step on its own."""
@@ -303,11 +305,25 @@ def llamacpp_plan(config: EngineConfig) -> LlamaCppPlan:
     return config.llamacpp or LlamaCppPlan.for_chats(config.context_length, config.parallel_chats)
 
 
+def offloads(library: Any, config: EngineConfig) -> bool:
+    """Whether the model's layers run on a GPU (a build with GPU offload, and GPU layers asked for)."""
+    return llamacpp_plan(config).n_gpu_layers != 0 and bool(library.llama_supports_gpu_offload())
+
+
+def samples_in_graph(library: Any, config: EngineConfig) -> bool:
+    """Whether chats are sampled inside llama.cpp's graph: the plan's choice, else where layers run on a GPU."""
+    chosen = llamacpp_plan(config).graph_sampling
+    return offloads(library, config) if chosen is None else chosen
+
+
 def context_params(library: Any, config: EngineConfig, threads: int) -> Any:
     """``llama_context_params`` for ``config``: the plan's layout, translated to llama.cpp's words.
 
     ``n_ctx`` (all chats' cells), ``kv_unified`` and ``swa_full`` are the plan's, so llama.cpp
-    allocates exactly what the plan sized; ``n_seq_max`` is the neutral ``parallel_chats``.
+    allocates exactly what the plan sized; ``n_seq_max`` is the neutral ``parallel_chats``. A step
+    outputs at most one row per chat (all the engine asks for), so llama.cpp reserves logits for that many
+    rows, not for a whole ubatch (on a GPU, which commits the reservation, ~500 MiB less for a 256k-token
+    vocabulary), and graph samplers for one row per chat.
     """
     plan = llamacpp_plan(config)
     params = library.llama_context_default_params()
@@ -323,6 +339,8 @@ def context_params(library: Any, config: EngineConfig, threads: int) -> Any:
     params.type_k = KV_CACHE_TYPES[config.kv_cache_dtype]
     params.type_v = KV_CACHE_TYPES[config.kv_cache_dtype]
     params.no_perf = True
+    params.n_outputs_max = config.parallel_chats
+    params.n_outputs_max_per_seq = 1
     return params
 
 
@@ -391,7 +409,8 @@ def load_native_model(
         model_name=name,
         chat_template=template.decode("utf-8", errors="replace") if template else None,
         flash_attention=_flash_attention_state(config, context_log),
-        offloaded=gpu_layers != 0 and bool(library.llama_supports_gpu_offload()),
+        offloaded=offloads(library, config),
+        graph_sampling=samples_in_graph(library, config),
         stream_per_sequence=n_seq_max > 1 and not llamacpp_plan(config).kv_unified
         and not library.llama_model_is_recurrent(model) and not library.llama_model_is_hybrid(model),
     )
@@ -404,6 +423,8 @@ def load_native_model(
              1 if llamacpp_plan(config).kv_unified else n_seq_max, native.n_ctx_per_sequence),
         said(QT_TRANSLATE_NOOP("EngineLoad", "Threads: {0}"), threads),
     )
+    if native.graph_sampling:
+        native.notes += (said(QT_TRANSLATE_NOOP("EngineLoad", "Sampling: inside llama.cpp's compute graph")),)
     return native
 
 

@@ -31,6 +31,7 @@ class ActiveRequest:
         "first_token_at",
         "generated",
         "ignore_eos",
+        "in_graph",
         "last_token_at",
         "max_tokens",
         "next_token",
@@ -74,6 +75,7 @@ class ActiveRequest:
         self.unshown = False  # next_token's text is not streamed yet
         self.shown = False  # some text was streamed
         self.vectorised = sampler.vectorised
+        self.in_graph = False  # sampled inside llama.cpp's graph (set by the scheduler)
         self.generated = 0
         self.first_token_at: float | None = None
         self.last_token_at: float | None = None

@@ -13,6 +13,7 @@ from typing import Any
 
 from app.core.engines.backends.llamacpp_batch import LogitRows, NativeBatch, greedy_tokens
 from app.core.engines.backends.llamacpp_chains import ParallelChains, idle_cores
+from app.core.engines.backends.llamacpp_graph_sampling import GraphSamplers
 from app.core.engines.backends.llamacpp_native import NativeModel
 from app.core.engines.backends.llamacpp_requests import ActiveRequest, PendingRequest, unstarted_metrics
 from app.core.engines.backends.llamacpp_sampling import SamplerChain
@@ -69,6 +70,7 @@ class BatchScheduler:
         threads = int(self._library.llama_n_threads(native.context))
         self._chains = ParallelChains(self._library, native.n_vocab, idle_cores(threads, native.offloaded))
         self._text_during_decode = native.offloaded
+        self._graph = GraphSamplers(self._library, native.context) if native.graph_sampling else None
         self._unshown: list[ActiveRequest] = []
         self._slots = SlotTable(native.n_seq_max)
         self._inbox: deque[PendingRequest | _Cancel | _Call | _Stop] = deque()
@@ -111,6 +113,11 @@ class BatchScheduler:
         except CancelledError:
             raise EngineDeadError(llamacpp_stopped(), load_again()) from None
 
+    @property
+    def graph_samplers(self) -> GraphSamplers | None:
+        """The chains sampling inside llama.cpp's graph (None when chats are sampled on the host)."""
+        return self._graph
+
     def snapshot(self) -> EngineMetrics:
         """The latest published metrics (refreshed a few times a second while busy)."""
         return self._snapshot
@@ -132,6 +139,8 @@ class BatchScheduler:
             self.alive = False
             self._end_everything("cancelled", None)
             self._chains.close()
+            if self._graph is not None:
+                self._graph.close()
             self.tokenizer.close()
             self.native.free()
 
@@ -194,6 +203,8 @@ class BatchScheduler:
             sampler = SamplerChain(library, pending.request.sampling, self.native.n_vocab)
             sampler.accept_prompt(pending.prompt_tokens)
             active = ActiveRequest(pending, slot, choice.reused_tokens, sampler, now)
+            if self._graph is not None:
+                active.in_graph = self._graph.attach(slot.seq_id, pending.request.sampling)
             self._prefilling.append(active)
             self._totals.prompt_tokens += len(active.prompt)
             self._totals.reused_prompt_tokens += choice.reused_tokens
@@ -305,7 +316,10 @@ class BatchScheduler:
             return
         rows = len(outputs)
         sampled: list[int]
-        if all(active.vectorised for _index, active in outputs):
+        graph = self._graph
+        if graph is not None and all(active.in_graph for _index, active in outputs):  # no logits were copied out
+            sampled = [graph.token(index) for index, _active in outputs]
+        elif all(active.vectorised for _index, active in outputs):
             matrix = self._logits.matrix(rows)  # read here: only the engine thread touches llama.cpp
             sampled = self._chains.by_rows(rows, lambda start, end: greedy_tokens(matrix[start:end]))
         else:
@@ -345,19 +359,25 @@ class BatchScheduler:
             self._settle()
 
     def _mixed_tokens(self, outputs: list[tuple[int, ActiveRequest]]) -> list[int]:
-        """Tokens of a step where not every chat is greedy (-1 for chats already done): greedy chats
-        with one argmax, top-k and top-p chats with one numpy pass (``llamacpp_topk``), the rest with their
-        own llama.cpp chain (several at once on idle cores, ``llamacpp_chains``).
+        """Tokens of a step where not every chat is greedy (-1 for chats already done): chats sampled in
+        llama.cpp's graph read their token, greedy chats with one argmax, top-k and top-p chats with one numpy
+        pass (``llamacpp_topk``), the rest with their own llama.cpp chain (several at once on idle cores,
+        ``llamacpp_chains``). llama.cpp copies every row's logits out when any chat of the step needs them.
         """
+        rows = len(outputs)
+        tokens = [-1] * rows
         greedy_rows: list[int] = []
         top_k_rows: list[int] = []
         top_k_settings: list[TopKSampling] = []
         draws: list[float] = []
         chained: list[tuple[int, int, ActiveRequest]] = []
+        graph = self._graph
         for row, (index, active) in enumerate(outputs):
             if active.done:
                 continue
-            if active.vectorised:
+            if active.in_graph and graph is not None:
+                tokens[row] = graph.token(index)
+            elif active.vectorised:
                 greedy_rows.append(row)
             elif (top_k := active.sampler.top_k) is not None:
                 top_k_rows.append(row)
@@ -365,8 +385,8 @@ class BatchScheduler:
                 draws.append(active.sampler.draw())
             else:
                 chained.append((row, index, active))
-        rows = len(outputs)
-        tokens = [-1] * rows
+        if not (greedy_rows or top_k_rows or chained):
+            return tokens
         matrix = self._logits.matrix(rows)  # read here: only the engine thread touches llama.cpp
         if greedy_rows:
             greedy = self._chains.by_rows(
