@@ -79,6 +79,8 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
                         help="sampling of the throughput chats: greedy, or the app's defaults (temperature 0.7, "
                              "top-k 40, top-p 0.95, min-p 0.05), which llama-server is then sent too")
     parser.add_argument("--gpu-layers", type=int, default=-1, help="layers to offload (-1: all; none on CPU builds)")
+    parser.add_argument("--graph-sampling", choices=("auto", "on", "off"), default="auto",
+                        help="sample inside llama.cpp's graph: auto = where layers run on a GPU, as the app does")
     parser.add_argument("--prompt-tokens", type=int, default=None, help="prompt length (default 128, quick 64)")
     parser.add_argument("--new-tokens", type=int, default=None, help="tokens per chat (default 128, quick 48)")
     parser.add_argument("--context", type=int, default=None, help="context tokens per chat (default 2048, quick 1024)")
@@ -116,6 +118,7 @@ def build_plan(arguments: argparse.Namespace) -> BenchPlan:
         parallel_sequences=tuple(int(n) for n in arguments.seqs.split(",") if n.strip()),
         peer_sequences=tuple(int(n) for n in arguments.peer_seqs.split(",") if n.strip()),
         sampling=arguments.sampling,
+        graph_sampling={"auto": None, "on": True, "off": False}[arguments.graph_sampling],
     )
 
 

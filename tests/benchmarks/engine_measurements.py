@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from collections import defaultdict
 from collections.abc import Iterator
@@ -49,6 +50,7 @@ class BenchPlan:
     parallel_sequences: tuple[int, ...] = (4,)
     peer_sequences: tuple[int, ...] = (1, 8)
     sampling: str = "greedy"  # or "default": the app's chat sampling (SamplingParams())
+    graph_sampling: bool | None = None  # None: inside llama.cpp's graph where layers run on a GPU (the app's rule)
 
     def chat_sampling(self) -> SamplingParams:
         """Sampling of the throughput chats: greedy, or the app's defaults; exactly ``new_tokens`` each."""
@@ -64,7 +66,10 @@ class BenchPlan:
             kv_cache_dtype=self.kv_cache_dtype,
             threads=self.threads,
             warm_up=warm_up,
-            llamacpp=LlamaCppPlan.for_chats(self.context_length, sequences, n_gpu_layers=self.gpu_layers),
+            llamacpp=dataclasses.replace(
+                LlamaCppPlan.for_chats(self.context_length, sequences, n_gpu_layers=self.gpu_layers),
+                graph_sampling=self.graph_sampling,
+            ),
         )
 
 
