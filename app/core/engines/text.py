@@ -10,7 +10,8 @@ class Utf8StreamDecoder:
     """Turns token pieces (bytes) into text without ever splitting a multi-byte character.
 
     Bytes of a character that spans several tokens are held until the character is complete;
-    invalid bytes become U+FFFD. Call :meth:`flush` once at the end of the stream.
+    invalid bytes become U+FFFD. Call :meth:`flush` once at the end of the stream: a character the
+    answer stopped in the middle of (the token limit cut it) is dropped, not shown as U+FFFD.
     """
 
     def __init__(self) -> None:
@@ -21,8 +22,9 @@ class Utf8StreamDecoder:
         return self._decoder.decode(piece)
 
     def flush(self) -> str:
-        """Whatever is still held; an incomplete trailing character becomes U+FFFD."""
-        return self._decoder.decode(b"", final=True)
+        """Nothing but what the stream can still complete: the held bytes of an unfinished character are dropped."""
+        self._decoder.reset()
+        return ""
 
 
 class StopStringFilter:

@@ -43,10 +43,11 @@ def test_invalid_bytes_become_one_replacement_each_and_decoding_goes_on() -> Non
     assert "".join(outputs) == "a\ufffdb中"
 
 
-def test_an_incomplete_character_at_the_end_is_flushed_as_a_replacement() -> None:
+def test_a_character_cut_off_at_the_end_is_dropped_not_shown_broken() -> None:
     decoder = Utf8StreamDecoder()
     assert decoder.decode(b"ok" + "中".encode()[:2]) == "ok"
-    assert decoder.flush() == "\ufffd"
+    assert decoder.flush() == ""
+    assert decoder.decode("文".encode()) == "文"  # the held bytes are gone, not glued to what follows
 
 
 def _run_filter(stop_strings: list[str], pieces: list[str]) -> tuple[str, bool]:
