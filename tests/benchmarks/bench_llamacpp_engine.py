@@ -80,7 +80,7 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
                              "top-k 40, top-p 0.95, min-p 0.05), which llama-server is then sent too")
     parser.add_argument("--gpu-layers", type=int, default=-1, help="layers to offload (-1: all; none on CPU builds)")
     parser.add_argument("--graph-sampling", choices=("auto", "on", "off"), default="auto",
-                        help="sample inside llama.cpp's graph: auto = where layers run on a GPU, as the app does")
+                        help="sample inside llama.cpp's graph (on), on the host (off) or as the app does (auto)")
     parser.add_argument("--prompt-tokens", type=int, default=None, help="prompt length (default 128, quick 64)")
     parser.add_argument("--new-tokens", type=int, default=None, help="tokens per chat (default 128, quick 48)")
     parser.add_argument("--context", type=int, default=None, help="context tokens per chat (default 2048, quick 1024)")

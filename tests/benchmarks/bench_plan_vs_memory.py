@@ -3,8 +3,9 @@ memory the process really took (RSS growth over the load and one answer to a pro
 with llama.cpp's own KV, compute and output buffer figures (from its log). Goal: the plan within 10% of the RSS
 growth for every shape. RSS counts only written pages: weights are mapped from the file (``weights_resident_bytes``
 is the mapping's Rss in /proc/self/smaps). The compute buffer llama.cpp reserves (``reserved_compute_bytes``,
-compared with llama.cpp's figure) holds logits for one row per chat, as the engine asks (``n_outputs_max``). ``--vllm`` adds vLLM's CPU build (see the
-README). The shape marked ``untuned`` was added after the formulae were fitted, to check them.
+compared with llama.cpp's figure) holds logits for one row per chat, as the engine asks (``n_outputs_max``).
+``--vllm`` adds vLLM's CPU build (see the README). The shape marked ``untuned`` was added after the
+formulae were fitted, to check them.
 
 Each shape is loaded in a fresh child process (a clean baseline; llama-cpp-python imported before the
 baseline, so the library itself is not counted). The plan's embedder is left out (no embedding model is loaded).

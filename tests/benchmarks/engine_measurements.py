@@ -50,7 +50,7 @@ class BenchPlan:
     parallel_sequences: tuple[int, ...] = (4,)
     peer_sequences: tuple[int, ...] = (1, 8)
     sampling: str = "greedy"  # or "default": the app's chat sampling (SamplingParams())
-    graph_sampling: bool | None = None  # None: inside llama.cpp's graph where layers run on a GPU (the app's rule)
+    graph_sampling: bool | None = None  # None: the app's rule (LLAMACPP_GRAPH_SAMPLING_ON_GPU)
 
     def chat_sampling(self) -> SamplingParams:
         """Sampling of the throughput chats: greedy, or the app's defaults; exactly ``new_tokens`` each."""

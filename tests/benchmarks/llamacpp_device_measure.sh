@@ -63,7 +63,7 @@ if [[ " $steps " == *" sampling "* ]]; then
   echo "GPU backend sampling: $(python3 -c "import json,sys; r=json.load(open(sys.argv[1]))['results']; print(json.dumps({k: {f: v.get(f) for f in ('backend_over_host','same_first_tokens','sampled_in_graph','error')} for k, v in r.items()}))" $out/gpu_backend_sampling.json 2>&1)" >> $out/summary.txt
   # a real vocabulary (Llama-3's 128,256 tokens) on the 1B shape: 16 chats greedy and with the app's default
   # sampling (top-k 40, top-p 0.95, min-p 0.05, temperature 0.7), against llama-batched-bench (which does not sample)
-  for run in ${UD_SAMPLING_RUNS:-greedy:auto default:auto}; do
+  for run in ${UD_SAMPLING_RUNS:-greedy:off greedy:on default:off default:on}; do
     sampling=${run%%:*} graph=${run##*:}
     log "GPU sampling: 1B shape, Llama-3 vocabulary, 16 chats, $sampling, graph sampling $graph"
     python3 -m tests.benchmarks.bench_llamacpp_engine --model $UD_MODELS/llama3.2-1b-vocab128k-q8_0.gguf \

@@ -30,14 +30,22 @@ def llamacpp_kv_unified(parallel_chats: int) -> bool:
     return parallel_chats <= 1
 
 
+LLAMACPP_GRAPH_SAMPLING_ON_GPU = False
+"""Whether chats whose layers run on a GPU are sampled inside llama.cpp's graph unless a plan says otherwise.
+Off until the engine's use of it is measured on a GPU: the minimal loop's was (H200, 1B shape, Llama-3's
+vocabulary: 1.17x host sampling at 1 chat, 2.22x at 16), the engine's was not (the lease ran out of device
+time). Tests and benchmarks turn it on per plan (``LlamaCppPlan.graph_sampling``)."""
+
+
 @dataclass(frozen=True)
 class LlamaCppPlan:
     """What llama.cpp is told (``llama_context_params`` / ``llama_model_params``), as the plan sized it.
 
     ``n_ctx`` is the cells of all chats together, already padded the way llama.cpp pads them (so
     it keeps the number); ``n_seq_max`` is the neutral ``parallel_chats``. ``n_gpu_layers`` -1
-    offloads every layer. ``graph_sampling`` None samples inside llama.cpp's graph wherever layers run on
-    a GPU (``engines/backends/llamacpp_graph_sampling``); True or False forces it (tests, benchmarks).
+    offloads every layer. ``graph_sampling`` True samples inside llama.cpp's graph
+    (``engines/backends/llamacpp_graph_sampling``), False on the host; None follows
+    ``LLAMACPP_GRAPH_SAMPLING_ON_GPU`` where layers run on a GPU.
     """
 
     n_ctx: int

@@ -17,7 +17,7 @@ from app.core.planner.compute import (
     llamacpp_output_buffer_bytes,
     vllm_activation_bytes,
 )
-from app.core.planner.engine_plan import LLAMACPP_SWA_FULL, llamacpp_kv_unified
+from app.core.planner.engine_plan import LLAMACPP_GRAPH_SAMPLING_ON_GPU, LLAMACPP_SWA_FULL, llamacpp_kv_unified
 from app.core.planner.kv import (
     LLAMACPP_N_UBATCH,
     KvLayout,
@@ -122,7 +122,8 @@ def _size_llamacpp(model: ModelMetadata, budget: MemoryBudget, setting: Setting,
     streams = 1 if kv_unified else setting.parallel_chats
     cells_per_stream = layout.full_cells // streams
     compute = llamacpp_compute_bytes(model, cells_per_stream, LLAMACPP_N_UBATCH, setting.parallel_chats)
-    compute += llamacpp_output_buffer_bytes(model, setting.parallel_chats, graph_sampling=budget.has_gpu)
+    graph_sampling = budget.has_gpu and LLAMACPP_GRAPH_SAMPLING_ON_GPU
+    compute += llamacpp_output_buffer_bytes(model, setting.parallel_chats, graph_sampling=graph_sampling)
     layer_kv = _layer_kv_bytes(model, setting.kv_cache_dtype, layout)
     kv_total = sum(layer_kv)
     device_overhead = LLAMACPP_DEVICE_OVERHEAD_BYTES if budget.has_gpu else 0

@@ -1,4 +1,7 @@
-"""Sampling inside llama.cpp's graph ([EXPERIMENTAL] backend sampling), used where the model runs on a GPU.
+"""Sampling inside llama.cpp's graph ([EXPERIMENTAL] backend sampling), for models that run on a GPU.
+
+Used when the plan asks (``LlamaCppPlan.graph_sampling``); on by default for GPU layers once the engine's
+use is measured on a GPU (``planner.engine_plan.LLAMACPP_GRAPH_SAMPLING_ON_GPU``).
 
 With a sampler chain attached to a sequence (``llama_set_sampler``), llama.cpp picks that sequence's next
 token where the logits are and copies out only the token; when every chat of a step is sampled so, the

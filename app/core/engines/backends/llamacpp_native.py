@@ -17,7 +17,7 @@ from typing import Any
 from app.core.engines.base import EngineConfig, ModelLoadError, ProgressCallback
 from app.core.engines.load_texts import said
 from app.core.hardware.gpu_libraries import has_gpu_backend_library  # noqa: F401  (the window asks here)
-from app.core.planner.engine_plan import LlamaCppPlan
+from app.core.planner.engine_plan import LLAMACPP_GRAPH_SAMPLING_ON_GPU, LlamaCppPlan
 from app.core.util.translatable import QT_TRANSLATE_NOOP
 
 LLAMA_LOGGER = logging.getLogger("llama_cpp")
@@ -311,9 +311,11 @@ def offloads(library: Any, config: EngineConfig) -> bool:
 
 
 def samples_in_graph(library: Any, config: EngineConfig) -> bool:
-    """Whether chats are sampled inside llama.cpp's graph: the plan's choice, else where layers run on a GPU."""
+    """Whether chats are sampled inside llama.cpp's graph: the plan's choice, else the default for GPU layers."""
     chosen = llamacpp_plan(config).graph_sampling
-    return offloads(library, config) if chosen is None else chosen
+    if chosen is None:
+        return LLAMACPP_GRAPH_SAMPLING_ON_GPU and offloads(library, config)
+    return chosen
 
 
 def context_params(library: Any, config: EngineConfig, threads: int) -> Any:
