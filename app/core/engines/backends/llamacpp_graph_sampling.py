@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from app.core.engines.backends.llamacpp_sampling import add_choice
 from app.core.engines.requests import SamplingParams
 
 RANDOM_SEED = 0xFFFFFFFF
@@ -76,19 +77,7 @@ class GraphSamplers:
     def _build(self, params: SamplingParams) -> Any:
         library = self._library
         chain = library.llama_sampler_chain_init(library.llama_sampler_chain_default_params())
-        add = library.llama_sampler_chain_add
-        if params.greedy:
-            add(chain, library.llama_sampler_init_greedy())
-            return chain
-        if params.top_k > 0:
-            add(chain, library.llama_sampler_init_top_k(params.top_k))
-        if params.top_p < 1.0:
-            add(chain, library.llama_sampler_init_top_p(params.top_p, 1))
-        if params.min_p > 0.0:
-            add(chain, library.llama_sampler_init_min_p(params.min_p, 1))
-        add(chain, library.llama_sampler_init_temp(params.temperature))
-        seed = RANDOM_SEED if params.seed is None else params.seed & 0xFFFFFFFF
-        add(chain, library.llama_sampler_init_dist(seed))
+        add_choice(library, chain, params, RANDOM_SEED if params.seed is None else params.seed)
         return chain
 
     def detach(self, seq_id: int) -> None:

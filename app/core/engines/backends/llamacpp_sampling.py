@@ -19,6 +19,24 @@ PENALTY_WINDOW = 64
 """How many recent tokens the repetition penalty looks at (llama.cpp's default)."""
 
 
+def add_choice(library: Any, chain: Any, params: SamplingParams, seed: int) -> None:
+    """Append to a llama.cpp sampler ``chain`` the samplers that pick the token as ``params`` says: greedy, or
+    top-k, top-p, min-p (those asked for), temperature and a draw from ``seed`` (llama-server's order).
+    """
+    add = library.llama_sampler_chain_add
+    if params.greedy:
+        add(chain, library.llama_sampler_init_greedy())
+        return
+    if params.top_k > 0:
+        add(chain, library.llama_sampler_init_top_k(params.top_k))
+    if params.top_p < 1.0:
+        add(chain, library.llama_sampler_init_top_p(params.top_p, 1))
+    if params.min_p > 0.0:
+        add(chain, library.llama_sampler_init_min_p(params.min_p, 1))
+    add(chain, library.llama_sampler_init_temp(params.temperature))
+    add(chain, library.llama_sampler_init_dist(seed & 0xFFFFFFFF))
+
+
 class SamplerChain:
     """How one request is sampled; :meth:`free` it when the request ends (engine thread).
 
@@ -48,17 +66,7 @@ class SamplerChain:
             add(self.pointer, library.llama_sampler_init_penalties(
                 n_vocab, PENALTY_WINDOW, params.repetition_penalty, 0.0, 0.0
             ))
-        if params.greedy:
-            add(self.pointer, library.llama_sampler_init_greedy())
-            return
-        if params.top_k > 0:
-            add(self.pointer, library.llama_sampler_init_top_k(params.top_k))
-        if params.top_p < 1.0:
-            add(self.pointer, library.llama_sampler_init_top_p(params.top_p, 1))
-        if params.min_p > 0.0:
-            add(self.pointer, library.llama_sampler_init_min_p(params.min_p, 1))
-        add(self.pointer, library.llama_sampler_init_temp(params.temperature))
-        add(self.pointer, library.llama_sampler_init_dist(self.seed & 0xFFFFFFFF))
+        add_choice(library, self.pointer, params, self.seed)
 
     def draw(self) -> float:
         """The next uniform number in [0, 1) of a top-k chat's own seeded generator."""
