@@ -100,10 +100,11 @@ def batched_bench(tools: Path, model: Path, kv: str, sequences: list[int]) -> di
             "t_pp_s": {str(row.sequences): round(row.prefill_s, 4) for row in rows}}
 
 
-def engine_bench(model: Path, kv: str, seqs: str, repeats: int, only: str) -> dict[str, Any]:
+def engine_bench(model: Path, kv: str, seqs: str, repeats: int, only: str, graph_sampling: str) -> dict[str, Any]:
     command = [sys.executable, "-m", "tests.benchmarks.bench_llamacpp_engine", "--model", str(model),
                "--only", only, "--seqs", seqs, "--kv", kv, "--repeats", str(repeats),
-               "--prompt-tokens", str(PROMPT), "--new-tokens", str(NEW), "--threads", str(THREADS)]
+               "--prompt-tokens", str(PROMPT), "--new-tokens", str(NEW), "--threads", str(THREADS),
+               "--graph-sampling", graph_sampling]
     report = json.loads(run(command, timeout=500, allowed=(0, 1)))  # 1: some measurement failed
     report["command"] = " ".join(command[1:])
     return report
@@ -138,13 +139,15 @@ def measure_model(model: Path, tools: Path, bandwidth: float, arguments: argpars
     _guard("roofline", results, roofline, model, bandwidth, "f16")
     _guard("llama_bench", results, llama_bench, tools, model, "f16", arguments.repeats)
     _guard("batched_bench", results, batched_bench, tools, model, "f16", [1, 4, 16])
-    _guard("engine", results, engine_bench, model, "f16", arguments.seqs, arguments.repeats, arguments.only)
+    _guard("engine", results, engine_bench, model, "f16", arguments.seqs, arguments.repeats, arguments.only,
+           arguments.graph_sampling)
     if arguments.unidesk:
         _guard("unidesk_bench", results, unidesk_bench, model, 16)
     if arguments.kv_q8:
         _guard("llama_bench_kv_q8_0", results, llama_bench, tools, model, "q8_0", arguments.repeats)
         _guard("batched_bench_kv_q8_0", results, batched_bench, tools, model, "q8_0", [1, 16])
-        _guard("engine_kv_q8_0", results, engine_bench, model, "q8_0", "16", arguments.repeats, "overhead,parallel")
+        _guard("engine_kv_q8_0", results, engine_bench, model, "q8_0", "16", arguments.repeats, "overhead,parallel",
+               arguments.graph_sampling)
     return results
 
 
@@ -213,6 +216,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--kv-q8", action="store_true", help="also measure with a q8_0 KV cache")
     parser.add_argument("--unidesk", action="store_true", help="also run `unidesk bench`")
     parser.add_argument("--tag", default="gpu")
+    parser.add_argument("--graph-sampling", choices=("auto", "on", "off"), default="auto",
+                        help="the engine samples inside llama.cpp's graph: the app's rule, always, never")
     arguments = parser.parse_args(argv)
     bandwidth = copy_bandwidth()
     log(f"copy bandwidth {bandwidth['bytes_per_s'] / 1e12:.2f} TB/s")

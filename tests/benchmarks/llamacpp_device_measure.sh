@@ -7,8 +7,10 @@
 #  3. CPU with the GPU hidden (CUDA_VISIBLE_DEVICES= and 0 GPU layers, 4 threads for the engine and the tools):
 #     the engine benchmark against llama-server -np 4 and llama-batched-bench at 1 and 8 chats, and the first
 #     request after load, on the benchmark's model and on the issue's outside shape (cpu-1024);
-#  4. sampling on the GPU: a 1B-shape model with Llama-3's vocabulary, 16 chats, greedy and the app's default
-#     sampling, against llama-batched-bench;
+#  4. sampling on the GPU: a 1B-shape model with Llama-3's vocabulary: 1 chat against llama-bench with the
+#     engine sampling on the host and inside llama.cpp's graph (UD_ONE_CHAT_GRAPH); 16 chats, greedy and the
+#     app's default sampling, each on the host and in the graph (UD_SAMPLING_RUNS), against llama-batched-bench;
+#     ("backend", only when asked) llama.cpp's backend sampling in a minimal loop;
 #  5. tests/benchmarks/gpu_embedder_coexistence.py when the project has it (capped at 120 s);
 #  6. ("slots", only when asked) the engine benchmark's slot_gap on the 1B shape.
 # The 8B shape is measured when setup wrote it (UD_MODEL_LIST).
@@ -52,15 +54,21 @@ fi
 if [[ " $steps " == *" sampling "* ]]; then
   # one chat with a real vocabulary: the engine (greedy argmax over 128,256 logits on the CPU) vs the minimal
   # loop vs llama-bench (which does not sample)
-  log "GPU sampling: 1B shape, Llama-3 vocabulary, 1 chat"
-  python3 -m tests.benchmarks.bench_llamacpp_gpu --tools $UD_BUILD/bin --out $out --tag h200-1b-vocab128k \
-    --only overhead --repeats ${UD_GPU_REPEATS:-3} $UD_MODELS/llama3.2-1b-vocab128k-q8_0.gguf \
-    > $out/gpu_1b_vocab128k.txt 2> $out/gpu_1b_vocab128k.log
-  cat $out/gpu_1b_vocab128k.txt >> $out/summary.txt
-  log "GPU sampling: backend (in-graph) greedy vs host, minimal loop, 1 and 16 chats"
-  python3 -m tests.benchmarks.bench_backend_sampling --model $UD_MODELS/llama3.2-1b-vocab128k-q8_0.gguf \
-    --seqs 1,16 --repeats 3 > $out/gpu_backend_sampling.json 2> $out/gpu_backend_sampling.log
-  echo "GPU backend sampling: $(python3 -c "import json,sys; r=json.load(open(sys.argv[1]))['results']; print(json.dumps({k: {f: v.get(f) for f in ('backend_over_host','same_first_tokens','sampled_in_graph','error')} for k, v in r.items()}))" $out/gpu_backend_sampling.json 2>&1)" >> $out/summary.txt
+  # UD_ONE_CHAT_GRAPH (default "off on"): the engine samples on the host, then inside llama.cpp's graph
+  for graph in ${UD_ONE_CHAT_GRAPH:-off on}; do
+    log "GPU sampling: 1B shape, Llama-3 vocabulary, 1 chat, graph sampling $graph"
+    python3 -m tests.benchmarks.bench_llamacpp_gpu --tools $UD_BUILD/bin --out $out --tag h200-1b-vocab128k-graph-$graph \
+      --only overhead --repeats ${UD_GPU_REPEATS:-3} --graph-sampling $graph \
+      $UD_MODELS/llama3.2-1b-vocab128k-q8_0.gguf > $out/gpu_1b_vocab128k_$graph.txt 2> $out/gpu_1b_vocab128k_$graph.log
+    echo "-- graph sampling $graph" >> $out/summary.txt
+    cat $out/gpu_1b_vocab128k_$graph.txt >> $out/summary.txt
+  done
+  if [[ " $steps " == *" backend "* ]]; then
+    log "GPU sampling: backend (in-graph) greedy vs host, minimal loop, 1 and 16 chats"
+    python3 -m tests.benchmarks.bench_backend_sampling --model $UD_MODELS/llama3.2-1b-vocab128k-q8_0.gguf \
+      --seqs 1,16 --repeats 3 > $out/gpu_backend_sampling.json 2> $out/gpu_backend_sampling.log
+    echo "GPU backend sampling: $(python3 -c "import json,sys; r=json.load(open(sys.argv[1]))['results']; print(json.dumps({k: {f: v.get(f) for f in ('backend_over_host','same_first_tokens','sampled_in_graph','error')} for k, v in r.items()}))" $out/gpu_backend_sampling.json 2>&1)" >> $out/summary.txt
+  fi
   # a real vocabulary (Llama-3's 128,256 tokens) on the 1B shape: 16 chats greedy and with the app's default
   # sampling (top-k 40, top-p 0.95, min-p 0.05, temperature 0.7), against llama-batched-bench (which does not sample)
   for run in ${UD_SAMPLING_RUNS:-greedy:off greedy:on default:off default:on}; do
