@@ -78,6 +78,7 @@ class IndexingService:
         self._queued: list[Path] = []
         self._queued_resume = False
         self._closed = False
+        self._after_close: Callable[[], None] | None = None
         self._watcher = (
             FolderWatcher(knowledge_base.watched_folders, knowledge_base.folder_state,
                           self._folders_changed, watch_interval, default_discover)
@@ -129,6 +130,10 @@ class IndexingService:
 
     def _job_finished(self, job: IndexingJob) -> None:
         with self._lock:
+            closed = self._closed
+        if closed:
+            self._run_after_close()
+        with self._lock:
             if self._closed or job.cancelled or not (self._queued or self._queued_resume):
                 return
             paths, self._queued, self._queued_resume = self._queued, [], False
@@ -138,13 +143,29 @@ class IndexingService:
         log.info("folders changed: %s", ", ".join(folders))
         self.request([Path(folder) for folder in folders])
 
-    def close(self, timeout: float = 10.0) -> None:
-        """Stop watching, cancel the running job and wait for it (up to ``timeout`` seconds)."""
+    def close(self, timeout: float = 10.0, *, then: Callable[[], None] | None = None) -> bool:
+        """Stop watching, cancel the running job and wait for it (up to ``timeout`` seconds); whether it ended.
+
+        ``then`` runs once no job runs any more: here, or on the job's thread when it ends later (a step that
+        cannot be interrupted, such as the first import of the embedding library, can outlast ``timeout``).
+        """
         with self._lock:
             self._closed = True
             job = self._current
+            self._after_close = then
         if self._watcher is not None:
             self._watcher.stop()
+        ended = True
         if job is not None:
             job.cancel()
-            job.join(timeout)
+            ended = job.join(timeout)
+        if ended:
+            self._run_after_close()
+        return ended
+
+    def _run_after_close(self) -> None:
+        """Run the ``then`` of :meth:`close` once, on whichever thread sees the job end first."""
+        with self._lock:
+            after, self._after_close = self._after_close, None
+        if after is not None:
+            after()

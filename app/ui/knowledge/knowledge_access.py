@@ -73,15 +73,20 @@ class KnowledgeAccess:
         assert self._service is not None
         return self._service
 
-    def close(self, timeout: float = 10.0) -> None:
-        """Cancel indexing and stop watching (waiting up to ``timeout`` s); close the knowledge base if owned."""
+    def close(self, timeout: float = 10.0) -> bool:
+        """Cancel indexing and stop watching (waiting up to ``timeout`` s); close the knowledge base if owned.
+
+        Whether indexing ended in time. If not, the knowledge base is closed when its job ends, never under it.
+        """
         with self._lock:
             self._closed = True
             service, knowledge_base = self._service, self._knowledge_base
+        close_owned = knowledge_base.close if knowledge_base is not None and self._owns_knowledge_base else None
         if service is not None:
-            service.close(timeout)
-        if knowledge_base is not None and self._owns_knowledge_base:
-            knowledge_base.close()
+            return service.close(timeout, then=close_owned)
+        if close_owned is not None:
+            close_owned()
+        return True
 
 
 def knowledge_access_for(services: GuiServices, paths: AppPaths) -> KnowledgeAccess:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from pathlib import Path
 
@@ -9,7 +10,7 @@ import pytest
 
 from app.core.kb.catalog import DocumentStatus
 from app.core.services.indexing import IndexingJob, IndexingService
-from tests.fixtures.knowledge_base import open_knowledge_base
+from tests.fixtures.knowledge_base import SlowToStartKnowledgeBase, open_knowledge_base
 
 
 def _write(folder: Path, count: int) -> Path:
@@ -84,3 +85,26 @@ def test_the_service_takes_its_watch_interval_from_settings(tmp_path: Path) -> N
         service.close()
         service.request([tmp_path])
         assert service.current_job() is None, "a closed service starts nothing"
+
+
+
+def test_closing_the_service_during_a_step_that_cannot_stop_runs_then_when_the_job_ends(tmp_path: Path) -> None:
+    kb = SlowToStartKnowledgeBase(tmp_path / "kb")
+    service = IndexingService(kb)
+    service.start()
+    assert kb.entered.wait(60)
+    assert service.close(timeout=0.01, then=kb.close) is False  # the job is still in its first step
+    assert not kb.closed.is_set() and kb.documents() == []  # the knowledge base stays open under it
+    kb.release.set()
+    assert kb.closed.wait(60)
+    job = service.current_job()
+    assert job is not None and job.join(60) and job.progress().phase == "cancelled"
+    assert kb.closes == 1
+
+
+def test_closing_an_idle_service_runs_then_at_once(tmp_path: Path) -> None:
+    with open_knowledge_base(tmp_path / "kb") as kb:
+        service = IndexingService(kb)
+        ran: list[str] = []
+        assert service.close(then=lambda: ran.append(threading.current_thread().name)) is True
+        assert ran == [threading.current_thread().name]
