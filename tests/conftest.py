@@ -5,6 +5,7 @@ from __future__ import annotations
 import faulthandler
 import os
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -57,6 +58,44 @@ def isolated_environment(
     for name, value in OFFLINE_ENVIRONMENT.items():
         monkeypatch.setenv(name, value)
     yield home
+
+
+@pytest.fixture(autouse=True)
+def qt_garbage_on_the_gui_thread(request: pytest.FixtureRequest) -> Iterator[None]:
+    """A test that uses Qt collects cyclic garbage on the GUI thread only, as the app does
+    (``app.ui.gui_thread_gc``), and what it leaves behind is collected there before the next test: a closed
+    panel freed by a worker thread's collection once crashed the GUI thread."""
+    if not {"qtbot", "qapp"} & set(request.fixturenames):
+        yield
+        return
+    from app.ui.gui_thread_gc import GuiThreadGarbageCollector
+
+    request.getfixturevalue("qapp")
+    collector = GuiThreadGarbageCollector()
+    collector.start()
+    yield
+    collector.stop()
+
+
+JOB_THREAD_NAMES = ("kb-indexing", "answer", "download ")
+"""How the core's job threads are named (``app.core.util.jobs.Job``: indexing, answers, downloads)."""
+JOB_END_TIMEOUT_S = 300.0
+
+
+@pytest.fixture(autouse=True)
+def background_jobs_end() -> Iterator[None]:
+    """A job thread a test started ends before the next test begins. A test cancels its jobs when it closes
+    what it opened, but a job ends only at its next checkpoint: one still in a step that cannot stop (the
+    first import of the embedding library takes seconds on a busy machine) ran on into the next test, which
+    crashed the test process once. Waits on the threads; fails the test if one still runs after 300 s."""
+    before = set(threading.enumerate())
+    yield
+    started = [thread for thread in threading.enumerate()
+               if thread not in before and thread.name.startswith(JOB_THREAD_NAMES)]
+    for thread in started:
+        thread.join(JOB_END_TIMEOUT_S)
+    still_running = [thread.name for thread in started if thread.is_alive()]
+    assert not still_running, f"job threads the test started still run {JOB_END_TIMEOUT_S:.0f} s later: {still_running}"
 
 
 @pytest.fixture(scope="session")

@@ -34,6 +34,7 @@ def run_gui(context: AppContext, services: GuiServices, *, startup_time: bool = 
         print(f"unidesk: error: the window needs PySide6, which failed to load: {error}", file=sys.stderr)
         return 1
     from app.ui.error_dialog import install_error_dialogs
+    from app.ui.gui_thread_gc import GuiThreadGarbageCollector
     from app.ui.i18n import LanguageSwitcher
     from app.ui.icons import app_icon
     from app.ui.local_api_switch import install_local_api_switch
@@ -47,6 +48,8 @@ def run_gui(context: AppContext, services: GuiServices, *, startup_time: bool = 
     # argv[0] names the X11 window instance (WM_CLASS "unidesk", "UniDesk"); under `python -m app` it was "__main__.py".
     app = QApplication.instance() or QApplication(["unidesk"])
     assert isinstance(app, QApplication)
+    garbage = GuiThreadGarbageCollector(app)  # Qt objects in Python cycles are freed on this thread, never a worker's
+    garbage.start()
     app.setApplicationName("UniDesk")
     app.setOrganizationName("UniDesk")
     app.setDesktopFileName(DESKTOP_FILE_ID)  # the Wayland app id: the desktop matches the window to its menu entry
@@ -72,6 +75,7 @@ def run_gui(context: AppContext, services: GuiServices, *, startup_time: bool = 
     errors.uninstall()
     window.shutdown()
     services.engine_manager.unload()
+    garbage.stop()
     return int(code)
 
 
