@@ -71,3 +71,31 @@ def test_stop_collects_now_and_gives_collection_back(qtbot: Any) -> None:
     collector.stop()
     assert watch() is None and destroyed_on == [threading.main_thread().name]
     assert gc.isenabled() == enabled_before and not collector.running
+
+
+def _counts_past_every_threshold() -> list[list[int]]:
+    """Bring the collector's counts past all three of Python's thresholds (automatic collection is off); keep
+    what it returns (freeing those containers lowers the first count again)."""
+    first, second, third = gc.get_threshold()
+    for _ in range(third + 1):
+        for _ in range(second + 1):
+            gc.collect(0)  # each adds one to the count of the generation above
+        gc.collect(1)
+    for _ in range(second + 1):
+        gc.collect(0)
+    return [[] for _ in range(first + 100)]  # tracked containers raise the first count
+
+
+def test_a_full_collection_waits_for_its_interval(qtbot: Any) -> None:
+    patient, eager = GuiThreadGarbageCollector(full_every_s=3600), GuiThreadGarbageCollector(full_every_s=0)
+    patient.start()
+    eager.start()
+    try:
+        kept = _counts_past_every_threshold()
+        assert patient.collect_if_due() == 1  # its last full collection (at start) is too recent
+        assert patient.collect_if_due() is None  # nothing new since
+        kept_too = _counts_past_every_threshold()
+        assert eager.collect_if_due() == 2 and kept and kept_too
+    finally:
+        eager.stop()
+        patient.stop()
