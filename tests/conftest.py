@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import faulthandler
+import gc
 import os
 import sys
 import threading
@@ -60,21 +61,36 @@ def isolated_environment(
     yield home
 
 
+LAST_QT_MODULE = pytest.StashKey[object]()
+
+
 @pytest.fixture(autouse=True)
 def qt_garbage_on_the_gui_thread(request: pytest.FixtureRequest) -> Iterator[None]:
     """A test that uses Qt collects cyclic garbage on the GUI thread only, as the app does
     (``app.ui.gui_thread_gc``), and what it leaves behind is collected there before the next test: a closed
-    panel freed by a worker thread's collection once crashed the GUI thread."""
+    panel freed by a worker thread's collection once crashed the GUI thread.
+
+    Objects older than the test are frozen meanwhile (``gc.freeze``), so the collection at its end looks at
+    what the test made (~0.35 s a test otherwise, with PyTorch loaded); the first test of a module first
+    collects everything, for what the previous module's fixtures left."""
     if not {"qtbot", "qapp"} & set(request.fixturenames):
         yield
         return
     from app.ui.gui_thread_gc import GuiThreadGarbageCollector
 
     request.getfixturevalue("qapp")
+    stash = request.config.stash
+    if stash.get(LAST_QT_MODULE, None) is not request.module:
+        stash[LAST_QT_MODULE] = request.module
+        gc.collect()
+    gc.freeze()
     collector = GuiThreadGarbageCollector()
     collector.start()
-    yield
-    collector.stop()
+    try:
+        yield
+    finally:
+        collector.stop()
+        gc.unfreeze()
 
 
 JOB_THREAD_NAMES = ("kb-indexing", "answer", "download ")
