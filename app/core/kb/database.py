@@ -55,6 +55,10 @@ CREATE TABLE IF NOT EXISTS watched_folders (
     path TEXT PRIMARY KEY,
     added_at REAL NOT NULL
 );
+CREATE TABLE IF NOT EXISTS requested_paths (
+    path TEXT PRIMARY KEY,
+    requested_at REAL NOT NULL
+);
 CREATE TABLE IF NOT EXISTS vector_spaces (
     collection TEXT PRIMARY KEY,
     model TEXT NOT NULL,

@@ -19,7 +19,7 @@ from app.core.kb.cleanup import clean_orphan_vectors, drop_unknown_collections
 from app.core.kb.database import knowledge_base_id, open_database
 from app.core.kb.documents import DocumentPart
 from app.core.kb.embedder import Embedder
-from app.core.kb.ingest_plan import Discover, FoundFile, ProblemSink, plan_ingestion
+from app.core.kb.ingest_plan import Discover, FoundFile, ProblemSink, plan_ingestion, planned_paths
 from app.core.kb.ocr import OCR_PARSER
 from app.core.kb.parse_worker import DEFAULT_PARSER, ParseLimits, ParseWorker
 from app.core.kb.pipeline import EmbeddingStage, ReadingStage, run_pipeline
@@ -183,6 +183,8 @@ class Indexer:
         plan = plan_ingestion(
             connection, paths, self._discover, progress.problem, remove_vanished=self._options.remove_vanished
         )
+        with transaction(connection):
+            planned_paths(connection, paths)  # asked for and now in the catalog: nothing waits for them any more
         for item, problem in plan.interrupted:
             progress.file_failed(item.size, problem)
         work_ids = {item.document_id for item in plan.work}

@@ -226,3 +226,21 @@ def watched_folders(connection: sqlite3.Connection) -> list[str]:
 
 def forget_folder(connection: sqlite3.Connection, folder: str) -> None:
     connection.execute("DELETE FROM watched_folders WHERE path = ?", (folder, ))
+
+
+def request_paths(connection: sqlite3.Connection, paths: Sequence[Path]) -> None:
+    """Remember that ``paths`` were asked to be added, until a run has planned them (see :func:`requested_paths`)."""
+    now = time.time()
+    connection.executemany("INSERT OR IGNORE INTO requested_paths (path, requested_at) VALUES (?, ?)",
+                           [(str(path), now) for path in paths])
+
+
+def requested_paths(connection: sqlite3.Connection) -> list[Path]:
+    """Paths asked for that no finished plan has taken yet (the app quit while they waited), oldest first."""
+    rows = connection.execute("SELECT path FROM requested_paths ORDER BY requested_at, path").fetchall()
+    return [Path(str(row["path"])) for row in rows]
+
+
+def planned_paths(connection: sqlite3.Connection, paths: Sequence[Path]) -> None:
+    """Forget requests that a run has planned (their documents are in the catalog now, or reported)."""
+    connection.executemany("DELETE FROM requested_paths WHERE path = ?", [(str(path),) for path in paths])

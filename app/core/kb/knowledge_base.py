@@ -7,6 +7,7 @@ import os
 import sqlite3
 import threading
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,7 +28,7 @@ from app.core.kb.embedding_choice import (
 )
 from app.core.kb.errors import EmbeddingModelError, KnowledgeBaseError
 from app.core.kb.indexer import Indexer, IndexingOptions
-from app.core.kb.ingest_plan import forget_folder, watched_folders
+from app.core.kb.ingest_plan import forget_folder, request_paths, requested_paths, watched_folders
 from app.core.kb.reranker import Reranker, RerankPlan
 from app.core.kb.retrieval import RERANK_POOL, HybridSearcher, SearchOptions, SearchResult
 from app.core.kb.spaces import active_space, all_spaces
@@ -195,6 +196,18 @@ class KnowledgeBase:
     def unwatch(self, folder: str) -> None:
         with self._lock:
             forget_folder(self._connection, folder)
+
+    def request(self, paths: Sequence[Path]) -> None:
+        """Remember that ``paths`` are to be added, so a request survives the app quitting before a run planned
+        it; the next run takes it (:meth:`requested`) and forgets it once planned."""
+        if paths:
+            with self._lock, transaction(self._connection):
+                request_paths(self._connection, paths)
+
+    def requested(self) -> list[Path]:
+        """Paths asked for that no run has planned yet."""
+        with self._lock:
+            return requested_paths(self._connection)
 
     def stats(self) -> KnowledgeBaseStats:
         with self._lock:

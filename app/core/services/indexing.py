@@ -105,7 +105,9 @@ class IndexingService:
             self._watcher.start()
 
     def request(self, paths: Sequence[Path]) -> None:
-        """Index ``paths`` (none: resume and finish earlier work) now, or after the running job."""
+        """Index ``paths`` (none: resume and finish earlier work) now, or after the running job. The request is
+        written to the knowledge base first: if the app quits before a run has planned it, the next start does."""
+        self._knowledge_base.request(paths)
         with self._lock:
             if self._closed:
                 return
@@ -116,7 +118,9 @@ class IndexingService:
             self._current = self._new_job(paths)
 
     def _new_job(self, paths: Sequence[Path]) -> IndexingJob:
-        return IndexingJob(self._knowledge_base, paths, on_finished=self._job_finished,
+        """A job for ``paths`` and for every request no run has planned yet (the app quit while they waited)."""
+        wanted = list(dict.fromkeys([*paths, *self._knowledge_base.requested()]))
+        return IndexingJob(self._knowledge_base, wanted, on_finished=self._job_finished,
                            foreground_busy=self._foreground_busy).start()
 
     @property

@@ -108,3 +108,38 @@ def test_closing_an_idle_service_runs_then_at_once(tmp_path: Path) -> None:
         ran: list[str] = []
         assert service.close(then=lambda: ran.append(threading.current_thread().name)) is True
         assert ran == [threading.current_thread().name]
+
+
+def _indexed_by_a_new_start(folder: Path) -> list[DocumentStatus]:
+    """Open the knowledge base in ``folder`` again, as the next start of the app does; the statuses its
+    resume job leaves."""
+    with open_knowledge_base(folder) as kb:
+        service = IndexingService(kb)
+        service.start()
+        job = service.current_job()
+        assert job is not None
+        job.wait(120)
+        service.close()
+        assert kb.requested() == []  # every request was planned
+        return [record.status for record in kb.documents()]
+
+
+def test_a_request_remembered_before_any_run_is_indexed_at_the_next_start(tmp_path: Path) -> None:
+    docs = _write(tmp_path / "docs", 3)
+    with open_knowledge_base(tmp_path / "kb") as kb:
+        kb.request([docs])  # what the service writes first; then the app was killed
+        assert kb.requested() == [docs]
+    assert _indexed_by_a_new_start(tmp_path / "kb") == [DocumentStatus.INDEXED] * 3
+
+
+def test_documents_added_just_before_quitting_are_indexed_at_the_next_start(tmp_path: Path) -> None:
+    docs = _write(tmp_path / "docs", 3)
+    kb = SlowToStartKnowledgeBase(tmp_path / "kb")
+    service = IndexingService(kb)
+    service.start()  # the resume job is in its first step (loading the embedding library) ...
+    assert kb.entered.wait(60)
+    service.request([docs])  # ... when the user adds documents, which wait behind it ...
+    assert service.close(timeout=0.01, then=kb.close) is False  # ... and quits at once
+    kb.release.set()
+    assert kb.closed.wait(60)
+    assert _indexed_by_a_new_start(tmp_path / "kb") == [DocumentStatus.INDEXED] * 3
